@@ -1,0 +1,3 @@
+"""Claude duplex bridge."""
+
+__version__ = "0.1.0"
