@@ -1,0 +1,122 @@
+"""bridge.duplex: hold one ``claude`` process open across many turns.
+
+The library knows the CLI's stream-json duplex protocol and nothing of JSON-RPC.
+Start with :class:`DuplexSession` and :class:`DuplexOptions`; see the session
+module for a guide.
+"""
+
+from .conversation import Conversation, TurnRecord
+from .discovery import bundled_cli, find_cli
+from .errors import (
+    BudgetExceeded,
+    CliNotFound,
+    ControlError,
+    DeadlineExceeded,
+    DuplexError,
+    LimitExceeded,
+    NotSent,
+    ProcessFailed,
+    SessionClosed,
+    TurnInFlight,
+    UnknownRequest,
+)
+from .frames import (
+    AssistantFrame,
+    CommandLifecycle,
+    ContentBlock,
+    ControlCancelRequest,
+    ControlRequest,
+    ControlResponse,
+    Frame,
+    RawFrame,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemOther,
+    SystemStatus,
+    UnknownFrame,
+    UserFrame,
+)
+from .mcp import McpServer, McpTool
+from .options import DuplexOptions, HookCallback, HookMatcher, Limits
+from .permissions import (
+    Allow,
+    Decision,
+    Defer,
+    Deny,
+    PermissionHandler,
+    PermissionRequest,
+    deny_all,
+)
+from .process import ExitStatus
+from .session import (
+    CloseResult,
+    DuplexSession,
+    Event,
+    InterruptResult,
+    InvalidLine,
+    Lagged,
+    MessageReceipt,
+    PermissionDeferred,
+    SessionExited,
+    Subscription,
+    TurnResult,
+)
+
+__all__ = [
+    "Allow",
+    "AssistantFrame",
+    "BudgetExceeded",
+    "CliNotFound",
+    "CloseResult",
+    "CommandLifecycle",
+    "ContentBlock",
+    "ControlCancelRequest",
+    "ControlError",
+    "ControlRequest",
+    "ControlResponse",
+    "Conversation",
+    "DeadlineExceeded",
+    "Decision",
+    "Defer",
+    "Deny",
+    "DuplexError",
+    "DuplexOptions",
+    "DuplexSession",
+    "Event",
+    "ExitStatus",
+    "Frame",
+    "HookCallback",
+    "HookMatcher",
+    "InterruptResult",
+    "InvalidLine",
+    "Lagged",
+    "LimitExceeded",
+    "Limits",
+    "McpServer",
+    "McpTool",
+    "MessageReceipt",
+    "NotSent",
+    "PermissionDeferred",
+    "PermissionHandler",
+    "PermissionRequest",
+    "ProcessFailed",
+    "RawFrame",
+    "ResultFrame",
+    "SessionClosed",
+    "SessionExited",
+    "StreamEvent",
+    "Subscription",
+    "SystemInit",
+    "SystemOther",
+    "SystemStatus",
+    "TurnInFlight",
+    "TurnRecord",
+    "TurnResult",
+    "UnknownFrame",
+    "UnknownRequest",
+    "UserFrame",
+    "bundled_cli",
+    "deny_all",
+    "find_cli",
+]

@@ -1,0 +1,296 @@
+"""The CLI child process: spawn in its own process group, pipes, stderr ring, settle, kill.
+
+The child is started in a new session (so its process group id is its pid) and,
+on Linux, with a parent-death signal, so it dies with the host even when the
+host is killed without a chance to clean up. Closing is a ladder: close stdin,
+wait ``grace`` seconds for the CLI to finish and exit by itself, SIGTERM the
+whole group, wait ``kill_grace``, SIGKILL the group. After the leader is reaped
+the group gets one more SIGKILL, so no grandchild (a Bash tool's command, an
+MCP server) outlives the session.
+
+Pipes are non-blocking file descriptors awaited with ``anyio.wait_readable`` /
+``wait_writable``; the exit is awaited on a pidfd. Nothing blocks the event loop
+and nothing needs a thread, on asyncio and trio alike.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
+
+import anyio
+import msgspec
+
+from .errors import CliNotFound, ProcessFailed
+
+__all__ = ["STDERR_RING_BYTES", "CliProcess", "ExitStatus"]
+
+STDERR_RING_BYTES = 64 * 1024
+_READ_CHUNK = 256 * 1024
+
+
+class ExitStatus(msgspec.Struct, frozen=True):
+    """How the CLI process ended (or that it has not yet).
+
+    ``completed`` means exit code 0; ``failed`` means a non-zero code or a
+    signal. After a turn that ended in an error the CLI exits 1 on EOF, so a
+    ``failed`` status is not by itself a crash: read it with the turn results.
+    """
+
+    state: Literal["running", "completed", "failed"]
+    code: int | None = None
+    signal: int | None = None
+    stderr_tail: str = ""
+
+    @classmethod
+    def from_returncode(cls, rc: int, stderr_tail: str) -> ExitStatus:
+        """Build the status of a reaped process from ``Popen.returncode``."""
+        if rc < 0:
+            return cls("failed", code=None, signal=-rc, stderr_tail=stderr_tail)
+        return cls("completed" if rc == 0 else "failed", code=rc, stderr_tail=stderr_tail)
+
+
+def _parent_death_signal() -> None:  # runs in the child between fork and exec
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _load_prctl() -> ctypes._NamedFuncPointer | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+
+
+class CliProcess:
+    """One running CLI child with non-blocking stdin/stdout/stderr pipes."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        assert popen.stdin and popen.stdout and popen.stderr
+        self._stdin: int | None = popen.stdin.fileno()
+        self._stdout = popen.stdout.fileno()
+        self._stderr = popen.stderr.fileno()
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        self._write_lock = anyio.Lock()
+        self._close_after_write = False
+        self._ring = bytearray()
+        self._exit: ExitStatus | None = None
+        self._exited = anyio.Event()
+        self._pidfd: int | None = None
+        try:
+            self._pidfd = os.pidfd_open(popen.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+
+    @classmethod
+    def spawn(cls, argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str]) -> CliProcess:
+        """Start the child. Raises :class:`CliNotFound` or :class:`ProcessFailed`.
+
+        Runs on the calling (event loop) thread on purpose: the parent-death
+        signal fires when the *thread* that forked exits.
+        """
+        try:
+            popen = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+                preexec_fn=_parent_death_signal if _PRCTL is not None else None,
+                close_fds=True,
+            )
+        except FileNotFoundError as exc:
+            if cwd is not None and not os.path.isdir(cwd):
+                raise ProcessFailed(f"working directory {cwd} does not exist") from exc
+            raise CliNotFound(f"cannot execute {argv[0]}: {exc.strerror}", [argv[0]]) from exc
+        except PermissionError as exc:
+            raise CliNotFound(f"cannot execute {argv[0]}: {exc.strerror}", [argv[0]]) from exc
+        except OSError as exc:
+            raise ProcessFailed(f"cannot start {argv[0]}: {exc}") from exc
+        return cls(popen)
+
+    @property
+    def pid(self) -> int:
+        """The child's pid, which is also its process group id."""
+        return self._popen.pid
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """``running`` until the child has been reaped, then how it ended."""
+        if self._exit is not None:
+            return self._exit
+        return ExitStatus("running", stderr_tail=self.stderr_tail())
+
+    def stderr_tail(self) -> str:
+        """The last 64 KiB the child wrote to stderr, decoded leniently."""
+        return self._ring.decode("utf-8", "replace")
+
+    async def write(self, data: bytes, precheck: Callable[[], None] | None = None) -> None:
+        """Write all of ``data`` to stdin. Writes never interleave.
+
+        ``precheck`` runs once the write lock is held and may raise to withdraw
+        the write. Once the first byte is written the write is shielded from
+        cancellation, so a frame is never cut in half. Raises
+        :class:`ProcessFailed` when stdin is closed or the pipe broke.
+        """
+        async with self._write_lock:
+            if precheck is not None:
+                precheck()
+            try:
+                with anyio.CancelScope(shield=True):
+                    await self._write_all(data)
+            finally:
+                if self._close_after_write:
+                    self._close_stdin_now()
+
+    async def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            fd = self._stdin
+            if fd is None:
+                raise ProcessFailed("the CLI's stdin is closed")
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(fd)
+                continue
+            except OSError as exc:  # EPIPE when the CLI is gone
+                raise ProcessFailed(f"writing to the CLI failed: {exc}") from exc
+            view = view[n:]
+
+    def close_stdin(self) -> None:
+        """Close stdin (the CLI finishes its turn and exits). Idempotent.
+
+        A write in progress finishes first; stdin is closed right after it.
+        """
+        if self._write_lock.locked():
+            self._close_after_write = True
+        else:
+            self._close_stdin_now()
+
+    def _close_stdin_now(self) -> None:
+        fd, self._stdin = self._stdin, None
+        if fd is not None and self._popen.stdin is not None:
+            try:
+                self._popen.stdin.close()
+            except OSError:
+                pass
+
+    async def read_stdout(self) -> bytes:
+        """The next chunk of stdout; ``b""`` at end of file."""
+        while True:
+            try:
+                return os.read(self._stdout, _READ_CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(self._stdout)
+            except OSError as exc:
+                if exc.errno == errno.EBADF:
+                    return b""
+                raise
+
+    async def drain_stderr(self) -> None:
+        """Read stderr until EOF, keeping the last 64 KiB. Run it as a task."""
+        while True:
+            try:
+                chunk = os.read(self._stderr, 65536)
+            except BlockingIOError:
+                await anyio.wait_readable(self._stderr)
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._ring += chunk
+            if len(self._ring) > STDERR_RING_BYTES:
+                del self._ring[: len(self._ring) - STDERR_RING_BYTES]
+
+    async def reap(self) -> None:
+        """Wait for the child to exit and reap it. Run exactly one of these as a task;
+        everyone else awaits :meth:`wait`."""
+        try:
+            while self._popen.poll() is None:
+                if self._pidfd is not None:
+                    await anyio.wait_readable(self._pidfd)
+                else:  # no pidfd (old kernel): poll gently
+                    await anyio.sleep(0.02)
+        finally:
+            if self._pidfd is not None:
+                os.close(self._pidfd)
+                self._pidfd = None
+        rc = self._popen.returncode
+        self._exit = ExitStatus.from_returncode(rc, self.stderr_tail())
+        self._kill_group()  # leftovers of the group die with their leader
+        self._exited.set()
+
+    async def wait(self) -> ExitStatus:
+        """Wait until the reaper has seen the child exit; return its status."""
+        await self._exited.wait()
+        assert self._exit is not None
+        return self._exit
+
+    def close_pipes(self) -> None:
+        """Close the stdout and stderr pipes once their readers are done."""
+        for stream in (self._popen.stdout, self._popen.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    async def terminate(self, grace: float, kill_grace: float) -> tuple[ExitStatus, bool]:
+        """Close stdin, then SIGTERM and SIGKILL the group as needed; reap.
+
+        Returns the exit status and whether the child was reaped. Shielded from
+        cancellation: once started, the ladder runs to the end.
+        """
+        with anyio.CancelScope(shield=True):
+            self.close_stdin()
+            if grace > 0:
+                with anyio.move_on_after(grace):
+                    await self.wait()
+            if self._exit is None:
+                self._signal_group(signal.SIGTERM)
+                with anyio.move_on_after(kill_grace):
+                    await self.wait()
+            if self._exit is None:
+                self._signal_group(signal.SIGKILL)
+                with anyio.move_on_after(5):
+                    await self.wait()
+        return self.exit_status, self._exit is not None
+
+    def kill_now(self) -> None:
+        """SIGKILL the whole group at once (no grace). Safe to call any time."""
+        if self._exit is None:
+            self._signal_group(signal.SIGKILL)
+        else:
+            self._kill_group()
+
+    def _signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self._popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            try:
+                self._popen.send_signal(sig)
+            except ProcessLookupError:
+                pass
+
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self._popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
