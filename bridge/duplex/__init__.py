@@ -38,7 +38,7 @@ from .frames import (
     UserFrame,
 )
 from .mcp import McpServer, McpTool
-from .options import DuplexOptions, HookCallback, HookMatcher, Limits
+from .options import DuplexOptions, FrameTap, HookCallback, HookMatcher, Limits
 from .permissions import (
     Allow,
     Decision,
@@ -86,6 +86,7 @@ __all__ = [
     "Event",
     "ExitStatus",
     "Frame",
+    "FrameTap",
     "HookCallback",
     "HookMatcher",
     "InterruptResult",

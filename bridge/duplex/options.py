@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 HookCallback = Callable[[dict[str, Any], "str | None"], Awaitable[dict[str, Any]]]
 """A hook callback: ``(input, tool_use_id) -> hook output`` (e.g. ``{"continue": True}``)."""
 
+FrameTap = Callable[[str, bytes], None]
+"""Observes every NDJSON line: ``("in", line)`` written to the CLI, ``("out", line)`` read."""
+
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 _TOOL_RE = re.compile(r"^[A-Za-z_][\w.:*()/ ,@-]*$")
 _SCRUBBED_ENV = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
@@ -90,6 +93,8 @@ class DuplexOptions:
     close_grace: float = 5.0
     kill_grace: float = 2.0
     initialize_timeout: float = 60.0
+    tap: FrameTap | None = None
+    """Called with ("in" | "out", line) for every line written to or read from the CLI."""
 
     def argv(self, cli: str) -> list[str]:
         """The full command line for executable ``cli``."""

@@ -652,6 +652,8 @@ class DuplexSession:
     async def _write(self, data: bytes, precheck: Callable[[], None] | None = None) -> None:
         assert self._proc is not None
         await self._proc.write(data, precheck)
+        if self.options.tap is not None:
+            self.options.tap("in", data.rstrip(b"\n"))
 
     async def _write_user(
         self,
@@ -737,6 +739,8 @@ class DuplexSession:
         stripped = line.strip()
         if not stripped:
             return
+        if self.options.tap is not None:
+            self.options.tap("out", stripped)
         try:
             frame = self._decoder.decode(stripped)
         except msgspec.DecodeError as exc:
