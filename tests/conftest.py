@@ -1,0 +1,54 @@
+"""Fixtures shared by the whole suite: the fake Messages API and the real CLI, offline."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.testing import realcli
+from bridge.testing.fake_api import FakeMessagesAPI
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeMessagesAPI]:
+    """A started :class:`FakeMessagesAPI` on 127.0.0.1, stopped after the test."""
+    with FakeMessagesAPI() as api:
+        yield api
+
+
+@pytest.fixture(scope="session")
+def real_cli() -> Path:
+    """The real ``claude`` binary bundled in the claude-agent-sdk wheel. Never skipped."""
+    path = realcli.bundled_cli_path()
+    if path is None:
+        pytest.fail(
+            "The real claude CLI was not found: it ships inside the claude-agent-sdk wheel "
+            "(claude_agent_sdk/_bundled/claude). Install the test extras: "
+            "pip install -e '.[test]'",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture
+def isolated_home(tmp_path: Path) -> Path:
+    """An empty HOME, so the CLI's ~/.claude (settings, transcripts) is the test's own."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """An empty working directory for the CLI (resolved, as the CLI reports it)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    return project.resolve()
+
+
+@pytest.fixture
+def offline_env(fake_api: FakeMessagesAPI, isolated_home: Path) -> dict[str, str]:
+    """The environment that runs the real CLI against ``fake_api`` with ``isolated_home``."""
+    return realcli.offline_env(fake_api.url, isolated_home)

@@ -1,0 +1,625 @@
+"""Tests of bridge.testing.fake_api: over real HTTP, then with the real ``claude`` CLI."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.testing.fake_api import (
+    ApiError,
+    FakeMessagesAPI,
+    Reply,
+    Text,
+    ToolUse,
+    large_text,
+    request_cwd,
+)
+from bridge.testing.realcli import offline_env as make_offline_env
+
+Frame = dict[str, Any]
+
+# -- HTTP helpers ---------------------------------------------------------------------------
+
+
+def request(
+    api: FakeMessagesAPI, method: str, path: str, body: Any = None
+) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        conn.request(method, path, body=data, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def sse(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for chunk in raw.decode().split("\n\n"):
+        if not chunk.strip():
+            continue
+        lines = dict(line.split(": ", 1) for line in chunk.splitlines())
+        data = json.loads(lines["data"])
+        assert data["type"] == lines["event"]
+        events.append((lines["event"], data))
+    return events
+
+
+def user_body(text: str, *, stream: bool = True, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "claude-test",
+        "max_tokens": 1000,
+        "stream": stream,
+        "tools": [{"name": "Bash", "input_schema": {"type": "object"}}],
+        "messages": [{"role": "user", "content": text}],
+        **extra,
+    }
+
+
+def stream_text(api: FakeMessagesAPI, body: dict[str, Any]) -> str:
+    status, _, raw = request(api, "POST", "/v1/messages?beta=true", body)
+    assert status == 200
+    return "".join(
+        d["delta"]["text"]
+        for e, d in sse(raw)
+        if e == "content_block_delta" and d["delta"]["type"] == "text_delta"
+    )
+
+
+# -- the server over HTTP -------------------------------------------------------------------
+
+
+def test_stream_text_event_sequence(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Text("hello world", chunk_size=5))
+    status, headers, raw = request(fake_api, "POST", "/v1/messages?beta=true", user_body("hi"))
+    assert status == 200
+    assert headers["Content-Type"] == "text/event-stream"
+    events = sse(raw)
+    assert [e for e, _ in events] == [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+    start = events[0][1]["message"]
+    assert start["role"] == "assistant" and start["model"] == "claude-test"
+    assert start["content"] == [] and start["id"].startswith("msg_")
+    assert events[1][1]["content_block"] == {"type": "text", "text": ""}
+    assert [d["delta"]["text"] for e, d in events if e == "content_block_delta"] == [
+        "hello",
+        " worl",
+        "d",
+    ]
+    assert events[-2][1]["delta"]["stop_reason"] == "end_turn"
+    assert events[-2][1]["usage"]["output_tokens"] >= 1
+
+
+def test_stream_several_tool_uses_in_one_message(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(
+        Reply(
+            [
+                Text("Doing two things. "),
+                ToolUse("Bash", {"command": "echo one", "description": "one"}),
+                ToolUse("Read", {"file_path": "/tmp/x"}, id="toolu_given"),
+            ]
+        )
+    )
+    _, _, raw = request(fake_api, "POST", "/v1/messages", user_body("go"))
+    events = sse(raw)
+    starts = [d for e, d in events if e == "content_block_start"]
+    assert [(s["index"], s["content_block"]["type"]) for s in starts] == [
+        (0, "text"),
+        (1, "tool_use"),
+        (2, "tool_use"),
+    ]
+    assert starts[1]["content_block"]["name"] == "Bash"
+    assert starts[1]["content_block"]["id"].startswith("toolu_")
+    assert starts[2]["content_block"]["id"] == "toolu_given"
+    for index, expected in [
+        (1, {"command": "echo one", "description": "one"}),
+        (2, {"file_path": "/tmp/x"}),
+    ]:
+        parts = [
+            d["delta"]["partial_json"]
+            for e, d in events
+            if e == "content_block_delta" and d["index"] == index
+        ]
+        assert all(
+            d["delta"]["type"] == "input_json_delta"
+            for e, d in events
+            if e == "content_block_delta" and d["index"] == index
+        )
+        assert len(parts) > 1 and json.loads("".join(parts)) == expected
+    assert [d["index"] for e, d in events if e == "content_block_stop"] == [0, 1, 2]
+    assert events[-2][1]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_explicit_stop_reason(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Reply([Text("cut")], stop_reason="max_tokens"))
+    _, _, raw = request(fake_api, "POST", "/v1/messages", user_body("go"))
+    assert sse(raw)[-2][1]["delta"]["stop_reason"] == "max_tokens"
+
+
+def test_non_streaming_json_message(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Reply([Text("plain"), ToolUse("Bash", {"command": "ls"}, id="toolu_1")]))
+    status, headers, raw = request(fake_api, "POST", "/v1/messages", user_body("x", stream=False))
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert int(headers["Content-Length"]) == len(raw)
+    msg = json.loads(raw)
+    assert msg["type"] == "message" and msg["role"] == "assistant"
+    assert msg["content"] == [
+        {"type": "text", "text": "plain"},
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+    ]
+    assert msg["stop_reason"] == "tool_use"
+    assert msg["usage"]["input_tokens"] > 0
+
+
+def test_count_tokens(fake_api: FakeMessagesAPI) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "count me " * 40}]}
+    status, _, raw = request(fake_api, "POST", "/v1/messages/count_tokens?beta=true", body)
+    assert status == 200
+    doc = json.loads(raw)
+    assert list(doc) == ["input_tokens"] and doc["input_tokens"] > 0
+    assert fake_api.requests[-1].kind == "count_tokens"
+    assert fake_api.messages_requests() == []
+
+
+def test_head_and_get_probes(fake_api: FakeMessagesAPI) -> None:
+    status, headers, raw = request(fake_api, "HEAD", "/api/hello")
+    assert status == 200 and raw == b"" and headers["Content-Type"] == "application/json"
+    status, _, raw = request(fake_api, "GET", "/v1/models?limit=1")
+    assert status == 200 and json.loads(raw) == {}
+    assert [(r.method, r.path, r.kind) for r in fake_api.requests] == [
+        ("HEAD", "/api/hello", "other"),
+        ("GET", "/v1/models", "other"),
+    ]
+
+
+def test_unknown_routes_are_404_json(fake_api: FakeMessagesAPI) -> None:
+    for method, path in [("POST", "/v1/complete"), ("DELETE", "/v1/messages"), ("PUT", "/x")]:
+        status, _, raw = request(fake_api, method, path, {} if method == "POST" else None)
+        assert status == 404, (method, path)
+        assert json.loads(raw)["type"] == "error"
+        assert json.loads(raw)["error"]["type"] == "not_found_error"
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (ApiError(400, "invalid_request_error", "bad input"), 400),
+        (ApiError(529, "overloaded_error", "busy"), 529),
+    ],
+)
+def test_api_errors(fake_api: FakeMessagesAPI, error: ApiError, status: int) -> None:
+    fake_api.enqueue(error)
+    got, _, raw = request(fake_api, "POST", "/v1/messages?beta=true", user_body("x"))
+    assert got == status
+    assert json.loads(raw) == {
+        "type": "error",
+        "error": {"type": error.type, "message": error.message},
+    }
+
+
+def test_queue_order_then_responder(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Text("first"), Text("second"))
+    assert fake_api.pending() == 2
+    assert stream_text(fake_api, user_body("a")) == "first"
+    assert stream_text(fake_api, user_body("b")) == "second"
+    assert fake_api.pending() == 0
+    assert stream_text(fake_api, user_body("c")) == "Echo: c"  # default responder
+    fake_api.responder = lambda body: Text(f"custom {len(body['messages'])}")
+    assert stream_text(fake_api, user_body("d")) == "custom 1"
+
+
+def test_responder_exception_becomes_400(fake_api: FakeMessagesAPI) -> None:
+    def broken(body: dict[str, Any]) -> Text:
+        raise RuntimeError("boom")
+
+    fake_api.responder = broken
+    status, _, raw = request(fake_api, "POST", "/v1/messages", user_body("x"))
+    assert status == 400 and "boom" in json.loads(raw)["error"]["message"]
+
+
+def test_recording_and_tool_results(fake_api: FakeMessagesAPI) -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "out-1", "is_error": False}
+            ],
+        },
+    ]
+    request(fake_api, "POST", "/v1/messages?beta=true", user_body("", messages=history))
+    history += [
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t2",
+                    "content": [{"type": "text", "text": "denied"}],
+                    "is_error": True,
+                }
+            ],
+        },
+    ]
+    request(fake_api, "POST", "/v1/messages?beta=true", user_body("", messages=history))
+    reqs = fake_api.messages_requests()
+    assert len(reqs) == 2
+    first = reqs[0]
+    assert (first.method, first.path, first.query) == ("POST", "/v1/messages", "beta=true")
+    assert first.headers["Content-Type"] == "application/json"
+    assert first.body["messages"] == history[:3]
+    assert fake_api.tool_results() == [
+        {"tool_use_id": "t1", "content": "out-1", "is_error": False},
+        {"tool_use_id": "t2", "content": "denied", "is_error": True},
+    ]
+    assert fake_api.wait_for_requests(2, timeout=1) == reqs
+    with pytest.raises(TimeoutError):
+        fake_api.wait_for_requests(3, timeout=0.05)
+
+
+def test_side_requests_do_not_consume_the_queue(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Text("scripted"))
+    probe = {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "Hi"}]}
+    status, _, raw = request(fake_api, "POST", "/v1/messages?beta=true", probe)
+    assert status == 200 and json.loads(raw)["content"] == [{"type": "text", "text": "OK"}]
+    title = {"model": "m", "max_tokens": 100, "stream": True, "system": "Write a title"}
+    title["messages"] = [{"role": "user", "content": "hello"}]
+    assert stream_text(fake_api, title) == "OK"
+    # no tools but the environment block: a main request (the CLI under --tools "")
+    main = user_body("x", tools=[], system="Primary working directory: /tmp/p\n")
+    assert stream_text(fake_api, main) == "scripted"
+    assert [r.kind for r in fake_api.requests] == ["side", "side", "messages"]
+
+
+def test_large_reply(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Text("x" * 2_000_000))
+    assert stream_text(fake_api, user_body("big")) == "x" * 2_000_000
+    big = large_text(1_234_567)
+    assert len(big.text) == 1_234_567 and big.text.startswith("line 00000000 ")
+    fake_api.enqueue(big)
+    assert stream_text(fake_api, user_body("big")) == big.text
+
+
+def test_default_conventions(fake_api: FakeMessagesAPI) -> None:
+    reminder = {"type": "text", "text": "<system-reminder>\nignore me\n</system-reminder>\n"}
+    blocks = [reminder, {"type": "text", "text": "hello there"}]
+    assert stream_text(fake_api, user_body("", messages=[{"role": "user", "content": blocks}])) == (
+        "Echo: hello there"
+    )
+
+    status, _, raw = request(fake_api, "POST", "/v1/messages", user_body("API_ERROR please"))
+    assert status == 400 and json.loads(raw)["error"]["type"] == "invalid_request_error"
+
+    env = {"role": "system", "content": "# Environment\n - Primary working directory: /w/proj\n"}
+    body = user_body("please USE_BASH now")
+    body["messages"].append(env)
+    assert request_cwd(body) == "/w/proj"
+    _, _, raw = request(fake_api, "POST", "/v1/messages", {**body, "stream": False})
+    msg = json.loads(raw)
+    assert msg["content"][0] == {"type": "text", "text": "Running it. "}
+    assert msg["content"][1]["name"] == "Bash"
+    assert msg["content"][1]["input"]["command"] == (
+        "touch /w/proj/made-by-bash && echo hello-from-bash"
+    )
+    fake_api.bash_command = "echo in {cwd}"
+    _, _, raw = request(fake_api, "POST", "/v1/messages", {**body, "stream": False})
+    assert json.loads(raw)["content"][1]["input"]["command"] == "echo in /w/proj"
+
+    _, _, raw = request(fake_api, "POST", "/v1/messages", user_body("ASKQ", stream=False))
+    (ask,) = json.loads(raw)["content"]
+    assert ask["name"] == "AskUserQuestion"
+    assert ask["input"]["questions"][0]["question"] == "Which colour?"
+
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "hello-from-bash"}
+    msgs = [{"role": "user", "content": "x"}, {"role": "user", "content": [result]}]
+    assert stream_text(fake_api, user_body("", messages=msgs)) == "Tool finished: hello-from-bash"
+
+
+def test_slow_reply_streams_words_and_stops_with_the_server() -> None:
+    api = FakeMessagesAPI().start()
+    conn = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30)
+    try:
+        conn.request("POST", "/v1/messages", body=json.dumps(user_body("SLOW essay")))
+        resp = conn.getresponse()
+        assert resp.status == 200
+        seen: list[dict[str, Any]] = []
+        while len(seen) < 3:  # message_start, content_block_start, first word
+            line = resp.fp.readline().decode()
+            if line.startswith("data: "):
+                seen.append(json.loads(line[6:]))
+        assert seen[2]["delta"]["text"] == "word0 "
+        began = time.monotonic()
+        api.stop()  # must not wait for the remaining ~15 s of words
+        assert time.monotonic() - began < 5
+    finally:
+        conn.close()
+        api.stop()
+
+
+def test_client_disconnect_mid_stream_is_harmless(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Text("a b c d e f", delay=0.05))
+    conn = http.client.HTTPConnection("127.0.0.1", fake_api.port, timeout=30)
+    conn.request("POST", "/v1/messages", body=json.dumps(user_body("x")))
+    resp = conn.getresponse()
+    resp.fp.readline()
+    conn.close()  # like an interrupted CLI
+    assert stream_text(fake_api, user_body("after")) == "Echo: after"
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_serves_async_code(fake_api: FakeMessagesAPI, backend: str) -> None:
+    async def main() -> bytes:
+        async with await anyio.connect_tcp("127.0.0.1", fake_api.port) as stream:
+            body = json.dumps(user_body("from async")).encode()
+            head = f"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+            await stream.send(head.encode() + body)
+            raw = b""
+            with anyio.fail_after(SAFETY_TIMEOUT):
+                while b"event: message_stop" not in raw:
+                    raw += await stream.receive()
+            return raw
+
+    raw = anyio.run(main, backend=backend)
+    assert raw.startswith(b"HTTP/1.1 200") and b"Echo: from async" in raw
+
+
+def test_context_manager_and_url() -> None:
+    with FakeMessagesAPI() as api:
+        assert api.url == f"http://127.0.0.1:{api.port}"
+        assert request(api, "GET", "/")[0] == 200
+    with pytest.raises(RuntimeError):
+        _ = api.port
+
+
+def test_offline_env_scrubs_inherited_identity(tmp_path: Path) -> None:
+    base = {
+        "PATH": "/usr/bin",
+        "CLAUDECODE": "1",
+        "ANTHROPIC_AUTH_TOKEN": "real",
+        "CLAUDE_CODE_OAUTH_TOKEN": "real",
+        "CLAUDE_CONFIG_DIR": "/root/.claude",
+        "NO_PROXY": "example.org",
+    }
+    env = make_offline_env("http://127.0.0.1:9/", tmp_path, base)
+    assert env["PATH"] == "/usr/bin" and env["HOME"] == str(tmp_path)
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert "ANTHROPIC_AUTH_TOKEN" not in env and "CLAUDE_CODE_OAUTH_TOKEN" not in env
+    assert "CLAUDECODE" not in env and "CLAUDE_CONFIG_DIR" not in env
+    assert env["ANTHROPIC_API_KEY"] and env["NO_PROXY"].startswith("example.org,127.0.0.1")
+
+
+# -- the real CLI ---------------------------------------------------------------------------
+
+SAFETY_TIMEOUT = 60.0
+
+
+class Cli:
+    """The real CLI over pipes; frames are read by a thread into a queue."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], stderr_path: Path) -> None:
+        self.proc = proc
+        self.stderr_path = stderr_path
+        self.frames: queue.Queue[Frame | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.strip():
+                self.frames.put(json.loads(line))
+        self.frames.put(None)
+
+    def send(self, frame: Frame) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(frame).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def say(self, text: str) -> None:
+        message = {"role": "user", "content": text}
+        self.send(
+            {"type": "user", "message": message, "parent_tool_use_id": None, "session_id": ""}
+        )
+
+    def read_until(self, pred: Callable[[Frame], bool]) -> list[Frame]:
+        """Frames up to and including the first one matching ``pred``."""
+        got: list[Frame] = []
+        while True:
+            try:
+                frame = self.frames.get(timeout=SAFETY_TIMEOUT)
+            except queue.Empty:
+                msg = f"no matching frame in {SAFETY_TIMEOUT}s; {self._tail()}"
+                raise AssertionError(msg) from None
+            if frame is None:
+                raise AssertionError(f"CLI stdout closed; {self._tail()}")
+            got.append(frame)
+            if pred(frame):
+                return got
+
+    def turn(self, text: str) -> Frame:
+        self.say(text)
+        return self.read_until(lambda f: f["type"] == "result")[-1]
+
+    def close(self) -> int:
+        """Close stdin and wait for the exit status."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=SAFETY_TIMEOUT)
+
+    def _tail(self) -> str:
+        return "stderr: " + self.stderr_path.read_text(errors="replace")[-2000:]
+
+
+@contextmanager
+def spawn_cli(real_cli: Path, project_dir: Path, env: dict[str, str], *flags: str) -> Iterator[Cli]:
+    argv = [str(real_cli), "-p", "--input-format", "stream-json"]
+    argv += ["--output-format", "stream-json", "--verbose", *flags]
+    stderr_path = project_dir.parent / "cli-stderr.txt"
+    with stderr_path.open("wb") as stderr:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            cwd=project_dir,
+            env=env,
+            start_new_session=True,
+        )
+    try:
+        yield Cli(proc, stderr_path)
+    finally:
+        try:
+            if proc.stdin is not None and not proc.stdin.closed:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the CLI and anything it left running
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def allow(request: Frame, updated_input: dict[str, Any]) -> Frame:
+    response = {"behavior": "allow", "updatedInput": updated_input}
+    body = {"subtype": "success", "request_id": request["request_id"], "response": response}
+    return {"type": "control_response", "response": body}
+
+
+@pytest.mark.realcli
+def test_cli_echo_two_turns(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    with spawn_cli(real_cli, project_dir, offline_env) as cli:
+        first = cli.turn("hello")
+        assert first["is_error"] is False and first["result"] == "Echo: hello"
+        second = cli.turn("second turn")
+        assert second["result"] == "Echo: second turn"
+        assert cli.close() == 0
+    reqs = fake_api.messages_requests()
+    assert len(reqs) == 2
+    assert all(r.query == "beta=true" and r.body["stream"] is True for r in reqs)
+    assert reqs[0].header("Anthropic-Version") == "2023-06-01"
+    assert reqs[0].headers["x-api-key"] == offline_env["ANTHROPIC_API_KEY"]
+    assert request_cwd(reqs[0].body) == str(project_dir)
+
+
+@pytest.mark.realcli
+def test_cli_runs_scripted_bash_after_permission(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    command = f"touch {project_dir}/made-by-bash && echo hello-from-bash"
+    tool = ToolUse("Bash", {"command": command, "description": "say hello"}, id="toolu_scripted")
+    fake_api.enqueue(Reply([Text("Running it. "), tool]))
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("do it")
+        ask = cli.read_until(lambda f: f["type"] == "control_request")[-1]
+        assert ask["request"]["subtype"] == "can_use_tool"
+        assert ask["request"]["tool_name"] == "Bash"
+        assert ask["request"]["tool_use_id"] == "toolu_scripted"
+        cli.send(allow(ask, ask["request"]["input"]))
+        result = cli.read_until(lambda f: f["type"] == "result")[-1]
+        assert result["result"] == "Tool finished: hello-from-bash"
+        assert cli.close() == 0
+    assert (project_dir / "made-by-bash").exists()
+    assert fake_api.tool_results() == [
+        {"tool_use_id": "toolu_scripted", "content": "hello-from-bash", "is_error": False}
+    ]
+
+
+@pytest.mark.realcli
+def test_cli_default_use_bash_with_rewritten_input(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("please USE_BASH now")
+        ask = cli.read_until(lambda f: f["type"] == "control_request")[-1]
+        assert ask["request"]["input"]["command"] == (
+            f"touch {project_dir}/made-by-bash && echo hello-from-bash"
+        )
+        cli.send(allow(ask, {"command": "echo rewritten-by-host", "description": "rewritten"}))
+        result = cli.read_until(lambda f: f["type"] == "result")[-1]
+        assert result["result"] == "Tool finished: rewritten-by-host"
+        assert cli.close() == 0
+    assert not (project_dir / "made-by-bash").exists()
+    assert [r["content"] for r in fake_api.tool_results()] == ["rewritten-by-host"]
+
+
+@pytest.mark.realcli
+def test_cli_api_error_gives_error_result(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(ApiError(400, "invalid_request_error", "scripted failure"))
+    with spawn_cli(real_cli, project_dir, offline_env) as cli:
+        result = cli.turn("hello")
+        assert result["is_error"] is True
+        assert result["api_error_status"] == 400
+        assert "scripted failure" in result["result"]
+        assert cli.close() == 1  # exit status follows the last turn
+    assert len(fake_api.messages_requests()) == 1  # a 400 is not retried
+
+
+@pytest.mark.realcli
+def test_cli_retries_an_overload(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(ApiError(529, "overloaded_error", "busy"), Text("recovered"))
+    with spawn_cli(real_cli, project_dir, offline_env) as cli:
+        cli.say("hello")
+        frames = cli.read_until(lambda f: f["type"] == "result")
+        retries = [f for f in frames if f["type"] == "system" and f["subtype"] == "api_retry"]
+        assert [f["error_status"] for f in retries] == [529]
+        assert frames[-1]["result"] == "recovered" and frames[-1]["is_error"] is False
+        assert cli.close() == 0
+    assert len(fake_api.messages_requests()) == 2
+
+
+@pytest.mark.realcli
+def test_cli_model_probe_is_a_side_request(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(Text("scripted"))
+    with spawn_cli(real_cli, project_dir, offline_env) as cli:
+        request = {"subtype": "set_model", "model": "claude-sonnet-4-5"}
+        cli.send({"type": "control_request", "request_id": "req_model", "request": request})
+        cli.read_until(lambda f: f["type"] == "control_response")
+        assert cli.turn("hello")["result"] == "scripted"
+        assert cli.close() == 0
+    side = [r for r in fake_api.requests if r.kind == "side"]
+    assert [r.body["max_tokens"] for r in side] == [1]
+    assert [r.body["model"] for r in fake_api.messages_requests()] == ["claude-sonnet-4-5"]
