@@ -89,6 +89,7 @@ class CliProcess:
         self._ring = bytearray()
         self._exit: ExitStatus | None = None
         self._exited = anyio.Event()
+        self._stderr_done = anyio.Event()
         self._pidfd: int | None = None
         try:
             self._pidfd = os.pidfd_open(popen.pid)
@@ -205,19 +206,22 @@ class CliProcess:
 
     async def drain_stderr(self) -> None:
         """Read stderr until EOF, keeping the last 64 KiB. Run it as a task."""
-        while True:
-            try:
-                chunk = os.read(self._stderr, 65536)
-            except BlockingIOError:
-                await anyio.wait_readable(self._stderr)
-                continue
-            except OSError:
-                return
-            if not chunk:
-                return
-            self._ring += chunk
-            if len(self._ring) > STDERR_RING_BYTES:
-                del self._ring[: len(self._ring) - STDERR_RING_BYTES]
+        try:
+            while True:
+                try:
+                    chunk = os.read(self._stderr, 65536)
+                except BlockingIOError:
+                    await anyio.wait_readable(self._stderr)
+                    continue
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                self._ring += chunk
+                if len(self._ring) > STDERR_RING_BYTES:
+                    del self._ring[: len(self._ring) - STDERR_RING_BYTES]
+        finally:
+            self._stderr_done.set()
 
     async def reap(self) -> None:
         """Wait for the child to exit and reap it. Run exactly one of these as a task;
@@ -233,8 +237,12 @@ class CliProcess:
                 os.close(self._pidfd)
                 self._pidfd = None
         rc = self._popen.returncode
-        self._exit = ExitStatus.from_returncode(rc, self.stderr_tail())
         self._kill_group()  # leftovers of the group die with their leader
+        # What the child wrote to stderr just before it exited may not be read yet:
+        # the status carries the tail, so wait (briefly) for the drain to reach EOF.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+            await self._stderr_done.wait()
+        self._exit = ExitStatus.from_returncode(rc, self.stderr_tail())
         self._exited.set()
 
     async def wait(self) -> ExitStatus:

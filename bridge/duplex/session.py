@@ -215,6 +215,11 @@ class Subscription:
             self._ready = anyio.Event()
             await self._ready.wait()
 
+    @property
+    def pending(self) -> int:
+        """Events buffered and not yet received."""
+        return len(self._buf) + (1 if self._missed else 0)
+
     def receive_nowait(self) -> Event | Lagged | None:
         """The next buffered event, or None when none is buffered."""
         if self._missed:
@@ -331,12 +336,22 @@ class DuplexSession:
     async def spawn(cls, options: DuplexOptions | None = None) -> AsyncIterator[DuplexSession]:
         """Start a session, yield it once ``initialize`` answered, close it on exit."""
         session = cls(options)
-        async with anyio.create_task_group() as tg:
-            await tg.start(session.run)
-            try:
-                yield session
-            finally:
-                await session.close()
+        error: BaseException | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                await tg.start(session.run)
+                try:
+                    yield session
+                finally:
+                    await session.close()
+        except BaseExceptionGroup as group:
+            if len(group.exceptions) != 1:
+                raise
+            # The task group wraps what failed (spawn or the caller's block); raise it
+            # as itself, so ``except CliNotFound`` / ``except TurnInFlight`` work.
+            error = group.exceptions[0]
+        if error is not None:
+            raise error
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[DuplexSession] = anyio.TASK_STATUS_IGNORED
@@ -350,6 +365,7 @@ class DuplexSession:
         cli = find_cli(opts.cli_path)
         argv = opts.argv(str(cli))
         self._proc = proc = CliProcess.spawn(argv, cwd=opts.working_dir(), env=opts.environ())
+        failure: ProcessFailed | None = None
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
@@ -360,17 +376,20 @@ class DuplexSession:
                     with anyio.fail_after(opts.initialize_timeout):
                         self.server_info = await self.control("initialize", self._init_payload())
                 except TimeoutError:
-                    proc.kill_now()
-                    raise ProcessFailed(
+                    failure = await self._start_failed(
+                        proc,
                         f"the CLI did not answer initialize within {opts.initialize_timeout:g} s",
-                        proc.exit_status,
-                    ) from None
+                    )
+                except ProcessFailed as exc:
+                    failure = await self._start_failed(
+                        proc, "the CLI exited during initialize", exc
+                    )
                 except DuplexError as exc:
-                    proc.kill_now()
-                    if isinstance(exc, ProcessFailed):
-                        raise
-                    raise ProcessFailed(f"initialize failed: {exc}", proc.exit_status) from exc
-                task_status.started(self)
+                    failure = await self._start_failed(proc, f"initialize failed: {exc}", exc)
+                if failure is not None:
+                    tg.cancel_scope.cancel()
+                else:
+                    task_status.started(self)
         finally:
             with anyio.CancelScope(shield=True):
                 if proc.exit_status.state == "running":
@@ -379,17 +398,50 @@ class DuplexSession:
                         await proc.reap()
                 proc.close_pipes()
                 self._finish()
+        if failure is not None:
+            raise failure  # outside the task group, so callers get it unwrapped
 
-    async def close(self) -> CloseResult:
+    async def _start_failed(
+        self, proc: CliProcess, reason: str, cause: DuplexError | None = None
+    ) -> ProcessFailed:
+        """The CLI did not come up: reap it and report how it ended and its stderr tail.
+
+        A CLI that rejects its flags says why on stderr and exits at once (the host
+        may only see a broken pipe), so one that is exiting gets a moment to finish.
+        """
+        with anyio.CancelScope(shield=True):
+            if isinstance(cause, ProcessFailed):
+                with anyio.move_on_after(2):
+                    await proc.wait()
+            proc.kill_now()
+            with anyio.move_on_after(5):
+                await proc.wait()
+        status = proc.exit_status
+        if status.code is not None:
+            reason += f" (exit code {status.code})"
+        elif status.signal is not None:
+            reason += f" (signal {status.signal})"
+        tail = status.stderr_tail.strip()[-2000:]
+        failure = ProcessFailed(reason + (f"; stderr: {tail}" if tail else ""), status)
+        failure.__cause__ = cause
+        return failure
+
+    async def close(
+        self, *, grace: float | None = None, kill_grace: float | None = None
+    ) -> CloseResult:
         """Close stdin, let the CLI finish, then SIGTERM/SIGKILL its group; reap.
 
+        ``grace`` and ``kill_grace`` override the options for this call.
         Idempotent; concurrent calls all get the same result.
         """
         self._closing = True
         proc = self._proc
         if proc is None:
             raise SessionClosed("the session was never started")
-        status, reaped = await proc.terminate(self.options.close_grace, self.options.kill_grace)
+        status, reaped = await proc.terminate(
+            self.options.close_grace if grace is None else grace,
+            self.options.kill_grace if kill_grace is None else kill_grace,
+        )
         with anyio.CancelScope(shield=True), anyio.move_on_after(10):
             await self._finished.wait()
         if self._close_result is None:
@@ -407,6 +459,11 @@ class DuplexSession:
         if self._proc is None:
             return ExitStatus("running")
         return self._proc.exit_status
+
+    @property
+    def failure(self) -> DuplexError | None:
+        """The limit or deadline error that closed the session, if one did."""
+        return self._failure
 
     @property
     def pid(self) -> int | None:

@@ -1,0 +1,114 @@
+"""``claude-bridge`` / ``python -m bridge``: serve, schema, doctor, demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="claude-bridge",
+        description="Hold long conversations with Claude Code: a JSON-RPC bridge on stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"claude-bridge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve JSON-RPC on stdin/stdout (the default)",
+        description="Serve the bridge's JSON-RPC protocol on stdin/stdout "
+        "(Content-Length or newline-delimited framing, detected).",
+    )
+    _serve_args(serve)
+
+    schema = sub.add_parser(
+        "schema",
+        help="write schema/ (JSON Schema, methods, PROTOCOL.md)",
+        description="Generate the wire contract files from bridge/rpc/wire.py.",
+    )
+    schema.add_argument("--out", default="schema", help="output directory (default: schema)")
+    schema.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if the files on disk differ from what would be generated",
+    )
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="find the CLI and check that a session starts",
+        description="Find the claude CLI, print versions, spawn one session "
+        "and report whether it answered initialize.",
+    )
+    doctor.add_argument("--claude-path", help="the claude executable to use")
+
+    demo = sub.add_parser(
+        "demo",
+        help="a scripted conversation through the bridge, offline",
+        description="Start a fake Messages API, the bridge and the real CLI, "
+        "and drive a conversation as an editor would.",
+    )
+    demo.add_argument("--claude-path", help="the claude executable to use")
+    return parser
+
+
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--claude-path", help="the claude executable for new sessions")
+    parser.add_argument("--log-file", help="write diagnostics to this file")
+    parser.add_argument("--verbose", action="store_true", help="log diagnostics to stderr")
+    parser.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        help="largest incoming message accepted (default 64 MiB)",
+    )
+    parser.add_argument(
+        "--max-queued-events",
+        type=int,
+        default=4096,
+        help="events queued for a slow client before backpressure (default 4096)",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``claude-bridge`` command."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if (
+        not args_list
+        or args_list[0].startswith("-")
+        and args_list[0] not in ("-h", "--help", "--version")
+    ):
+        args_list.insert(0, "serve")
+    args = parser.parse_args(args_list)
+    if args.command == "serve":
+        from .rpc.server import BridgeConfig, serve_stdio
+
+        config = BridgeConfig(
+            claude_path=args.claude_path,
+            max_message_bytes=args.max_message_bytes,
+            max_queued_events=args.max_queued_events,
+            handle_signals=True,
+        )
+        return serve_stdio(config, log_file=args.log_file, verbose=args.verbose)
+    if args.command == "schema":
+        from .rpc.schema import main as schema_main
+
+        return schema_main(args.out, check=args.check)
+    if args.command == "doctor":
+        from .doctor import main as doctor_main
+
+        return doctor_main(args.claude_path)
+    if args.command == "demo":
+        from .demo import main as demo_main
+
+        return demo_main(args.claude_path)
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The single boundary where exceptions become JSON-RPC errors.
+
+Handlers raise library errors (``bridge.duplex`` types) or :class:`RpcError`;
+:func:`to_error` turns any of them into a wire error object with a documented
+code, a message a person can act on, and structured ``data``. Nothing else in
+the bridge builds error objects, and no traceback ever reaches the client.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from bridge import duplex
+
+from . import wire
+from .events import wire_exit_status
+
+__all__ = ["RpcError", "invalid_params", "to_error"]
+
+_PATH = re.compile(r"at `(\$[^`]*)`")
+
+
+class RpcError(Exception):
+    """An error to answer with: code, message and optional data."""
+
+    def __init__(self, code: int, message: str, data: wire.ErrorData | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data if data is not None else wire.ErrorData(kind=_kind(code))
+
+
+def _kind(code: int) -> str:
+    return wire.ERRORS.get(code, ("Error", ""))[0]
+
+
+def invalid_params(method: str, exc: msgspec.ValidationError | str) -> RpcError:
+    """InvalidParams for ``method``, naming the offending field when known."""
+    text = str(exc)
+    match = _PATH.search(text)
+    path = match.group(1) if match else None
+    return RpcError(
+        wire.ErrorCode.INVALID_PARAMS,
+        f"invalid params for {method}: {text}",
+        wire.ErrorData(kind="InvalidParams", path=path),
+    )
+
+
+_LIBRARY: dict[type[duplex.DuplexError], int] = {
+    duplex.CliNotFound: wire.ErrorCode.CLI_NOT_FOUND,
+    duplex.SessionClosed: wire.ErrorCode.SESSION_CLOSED,
+    duplex.TurnInFlight: wire.ErrorCode.TURN_IN_FLIGHT,
+    duplex.NotSent: wire.ErrorCode.NOT_SENT,
+    duplex.LimitExceeded: wire.ErrorCode.LIMIT_EXCEEDED,
+    duplex.DeadlineExceeded: wire.ErrorCode.DEADLINE_EXCEEDED,
+    duplex.BudgetExceeded: wire.ErrorCode.BUDGET_EXCEEDED,
+    duplex.ProcessFailed: wire.ErrorCode.PROCESS_FAILED,
+    duplex.ControlError: wire.ErrorCode.CONTROL_ERROR,
+    duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
+}
+
+
+def to_error(exc: BaseException) -> dict[str, Any]:
+    """The JSON-RPC ``error`` object for ``exc``."""
+    if isinstance(exc, RpcError):
+        err = exc
+    elif isinstance(exc, duplex.DuplexError):
+        err = _from_library(exc)
+    else:
+        err = RpcError(
+            wire.ErrorCode.INTERNAL_ERROR,
+            f"internal error: {type(exc).__name__}: {exc}",
+        )
+    return {
+        "code": err.code,
+        "message": err.message,
+        "data": msgspec.to_builtins(err.data),
+    }
+
+
+def _from_library(exc: duplex.DuplexError) -> RpcError:
+    code = wire.ErrorCode.INTERNAL_ERROR
+    for cls in type(exc).__mro__:
+        if cls in _LIBRARY:
+            code = _LIBRARY[cls]
+            break
+    data = wire.ErrorData(kind=_kind(code))
+    if isinstance(exc, duplex.CliNotFound):
+        data.tried = list(exc.tried)
+    elif isinstance(exc, duplex.ProcessFailed) and exc.exit_status is not None:
+        data.exit_status = wire_exit_status(exc.exit_status)
+    elif isinstance(exc, duplex.LimitExceeded):
+        data.limit = exc.limit
+    elif isinstance(exc, duplex.DeadlineExceeded):
+        data.limit = exc.deadline
+    return RpcError(code, str(exc), data)

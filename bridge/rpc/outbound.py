@@ -1,0 +1,175 @@
+"""The outbound queue: one writer task, urgent messages first, events bounded and coalesced.
+
+Responses, server-to-client requests and log messages are *urgent*: they are
+written before any queued event, so a client that reads events slowly still
+gets its answers and permission prompts at once. Session events wait in one
+bounded FIFO (``max_events`` entries). While an event waits, a later text,
+thinking or tool-input delta of the same session and block is appended to it
+instead of queueing a new entry — coalesced, never dropped — so a slow client
+receives fewer, larger deltas carrying exactly the same text. When the FIFO is
+full the producer waits; the session's own bounded subscription then absorbs
+the burst and reports a ``lagged`` event if even that overflows.
+
+Sequence numbers are assigned when an event is written, so every session's
+``seq`` runs 1, 2, 3, ... without gaps whatever was coalesced.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Awaitable, Callable
+
+import anyio
+import msgspec
+
+from . import wire
+from .framing import Framing, frame
+
+__all__ = ["Outbound"]
+
+_BATCH_EVENTS = 512
+_BATCH_BYTES = 1 << 20
+_DELTAS = (wire.TextDeltaEvent, wire.ThinkingDeltaEvent, wire.ToolInputDeltaEvent)
+
+
+class _EventNotification(msgspec.Struct):
+    params: wire.EventParams
+    jsonrpc: str = "2.0"
+    method: str = "session/event"
+
+
+class _Queued:
+    __slots__ = ("event", "notification", "session_id", "written")
+
+    def __init__(self, session_id: str, event: wire.Event | None, notification: bytes | None):
+        self.session_id = session_id
+        self.event = event
+        self.notification = notification
+        self.written = False
+
+
+class Outbound:
+    """Serialises everything the bridge sends through a single writer."""
+
+    def __init__(self, send: Callable[[bytes], Awaitable[None]], max_events: int = 4096) -> None:
+        self._send = send
+        self.max_events = max_events
+        self.framing: Framing = "content-length"
+        self._urgent: collections.deque[bytes] = collections.deque()
+        self._events: collections.deque[_Queued] = collections.deque()
+        self._last: dict[str, _Queued] = {}
+        self._seq: dict[str, int] = {}
+        self._wake = anyio.Event()
+        self._space = anyio.Event()
+        self._progress = anyio.Event()
+        self._encoder = msgspec.json.Encoder()
+        self.enqueued = 0
+        self.written = 0
+        self.coalesced = 0
+        self.broken = False
+
+    def send_now(self, body: bytes) -> None:
+        """Queue an encoded message ahead of every event."""
+        self._urgent.append(body)
+        self._wake.set()
+
+    async def put_event(self, session_id: str, event: wire.Event) -> None:
+        """Queue a session event, coalescing deltas; waits while the queue is full."""
+        if isinstance(event, _DELTAS):
+            last = self._last.get(session_id)
+            if last is not None and not last.written and _merge(last.event, event):
+                self.coalesced += 1
+                return
+        while len(self._events) >= self.max_events and not self.broken:
+            self._space = anyio.Event()
+            await self._space.wait()
+        self._append(_Queued(session_id, event, None))
+
+    async def put_ordered(self, session_id: str, body: bytes) -> None:
+        """Queue an encoded notification in order with ``session_id``'s events."""
+        while len(self._events) >= self.max_events and not self.broken:
+            self._space = anyio.Event()
+            await self._space.wait()
+        self._append(_Queued(session_id, None, body))
+
+    def _append(self, item: _Queued) -> None:
+        self._events.append(item)
+        self._last[item.session_id] = item
+        self.enqueued += 1
+        self._wake.set()
+
+    def forget(self, session_id: str) -> None:
+        """Drop per-session book-keeping once a session is gone and flushed."""
+        self._last.pop(session_id, None)
+        self._seq.pop(session_id, None)
+
+    def next_seq(self, session_id: str) -> int:
+        """The seq the next written event of ``session_id`` will carry."""
+        return self._seq.get(session_id, 0) + 1
+
+    async def wait_written(self, target: int) -> None:
+        """Wait until ``target`` queued events have been written."""
+        while self.written < target and not self.broken:
+            self._progress = anyio.Event()
+            await self._progress.wait()
+
+    async def run(self) -> None:
+        """The writer task. Ends when the client's pipe breaks."""
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                while self._urgent or self._events:
+                    await self._send(self._batch())
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            self.broken = True
+            self._space.set()
+            self._progress.set()
+
+    def _batch(self) -> bytes:
+        out = bytearray()
+        framing = self.framing
+        while self._urgent:
+            out += frame(self._urgent.popleft(), framing)
+        count = 0
+        while self._events and count < _BATCH_EVENTS and len(out) < _BATCH_BYTES:
+            item = self._events.popleft()
+            item.written = True
+            if self._last.get(item.session_id) is item:
+                del self._last[item.session_id]
+            if item.notification is not None:
+                out += frame(item.notification, framing)
+            else:
+                assert item.event is not None
+                seq = self._seq.get(item.session_id, 0) + 1
+                self._seq[item.session_id] = seq
+                params = wire.EventParams(item.session_id, seq, item.event)
+                out += frame(self._encoder.encode(_EventNotification(params)), framing)
+            count += 1
+        if count:
+            self.written += count
+            self._space.set()
+            self._progress.set()
+        return bytes(out)
+
+    async def flush(self) -> None:
+        """Wait until everything queued so far has been written."""
+        await self.wait_written(self.enqueued)
+        while self._urgent and not self.broken:
+            await anyio.sleep(0)
+
+
+def _merge(into: wire.Event | None, event: wire.Event) -> bool:
+    if isinstance(into, wire.TextDeltaEvent) and isinstance(event, wire.TextDeltaEvent):
+        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
+            into.text += event.text
+            return True
+    elif isinstance(into, wire.ThinkingDeltaEvent) and isinstance(event, wire.ThinkingDeltaEvent):
+        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
+            into.thinking += event.thinking
+            return True
+    elif isinstance(into, wire.ToolInputDeltaEvent) and isinstance(event, wire.ToolInputDeltaEvent):
+        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
+            into.partial_json += event.partial_json
+            return True
+    return False

@@ -1,0 +1,940 @@
+"""The JSON-RPC bridge: methods become session calls, events become notifications.
+
+A pygls ``JsonRPCServer`` holds the method table (``@server.feature``) and the
+correlation of server-to-client requests (``session/requestPermission``); the
+:class:`Bridge` owns everything that must be structured: one task group, one
+reader of the client's input, one writer (:mod:`bridge.rpc.outbound`), one pump
+task per session, one task per request. The wire types are
+:mod:`bridge.rpc.wire`; errors cross to the wire only in :mod:`bridge.rpc.errors`.
+
+Lifecycle: ``initialize`` (the client says whether it answers permission
+prompts), any session traffic, ``shutdown`` (every session closed and reaped),
+``exit``. End of input, ``exit`` without ``shutdown``, or SIGTERM close every
+session (grace ``shutdown_grace``, then the process groups are killed) and the
+bridge returns within a few seconds: no ``claude`` process outlives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import msgspec
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskStatus
+from lsprotocol.types import ResponseError
+from pygls.protocol import JsonRPCProtocol, default_converter
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+from pygls.server import JsonRPCServer
+
+from bridge import __version__, duplex
+
+from . import wire
+from .errors import RpcError, invalid_params, to_error
+from .events import to_wire, wire_exit_status
+from .framing import BadHeader, MessageReader, TooLarge
+from .outbound import Outbound
+
+__all__ = ["Bridge", "BridgeConfig", "serve_stdio"]
+
+log = logging.getLogger("bridge.rpc")
+
+_SEND_FLUSH_SECONDS = 2.0
+"""How long a turn result may wait for the turn's events to reach the client first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BridgeConfig:
+    """Settings of one bridge process."""
+
+    claude_path: str | None = None
+    max_message_bytes: int = 64 * 1024 * 1024
+    max_queued_events: int = 4096
+    subscriber_capacity: int = 8192
+    close_grace: float = 2.0
+    kill_grace: float = 1.0
+    shutdown_grace: float = 1.0
+    handle_signals: bool = False
+    base_env: dict[str, str] | None = None
+    """Environment the CLI children inherit (default: the bridge's own)."""
+
+
+class BridgeProtocol(JsonRPCProtocol):
+    """pygls protocol whose output goes through the bridge's outbound queue, msgspec-encoded."""
+
+    bridge: Bridge
+
+    def _send_data(self, data: Any) -> None:
+        if isinstance(data, JsonRPCRequestMessage):
+            message: Any = {
+                "jsonrpc": "2.0",
+                "id": data.id,
+                "method": data.method,
+                "params": data.params,
+            }
+        elif isinstance(data, JsonRPCNotification):
+            message = {"jsonrpc": "2.0", "method": data.method, "params": data.params}
+        else:  # pragma: no cover - the bridge sends responses itself
+            message = data
+        self.bridge.outbound.send_now(self.bridge.encoder.encode(message))
+
+
+@dataclass
+class _Inflight:
+    method: str
+    scope: anyio.CancelScope
+    entry: _Entry | None = None
+
+
+@dataclass
+class _Entry:
+    id: str
+    session: duplex.DuplexSession
+    sub: duplex.Subscription
+    cwd: str
+    cli_path: str
+    budget: float | None
+    permission_timeout: float | None
+    raw: bool
+    spent: float = 0.0
+    started: bool = False
+    exit_reason: str | None = None
+    progress_token: str | int | None = None
+    pump_busy: bool = False
+    pump_progress: anyio.Event = field(default_factory=anyio.Event)
+    exited_sent: anyio.Event = field(default_factory=anyio.Event)
+
+
+class _StartedFlag:
+    """Wraps a TaskStatus to remember whether ``started`` was called."""
+
+    def __init__(self, status: TaskStatus[Any], entry: _Entry) -> None:
+        self._status = status
+        self._entry = entry
+
+    def started(self, value: Any = None) -> None:
+        self._entry.started = True
+        self._status.started(value)
+
+
+class Bridge:
+    """One client connection: the JSON-RPC endpoint and its sessions."""
+
+    def __init__(
+        self,
+        receive: ByteReceiveStream,
+        send: ByteSendStream,
+        config: BridgeConfig | None = None,
+    ) -> None:
+        self.config = config or BridgeConfig()
+        self.server = JsonRPCServer(BridgeProtocol, default_converter)
+        self.protocol: BridgeProtocol = self.server.protocol  # type: ignore[assignment]
+        self.protocol.bridge = self
+        self.encoder = msgspec.json.Encoder()
+        self._decoder = msgspec.json.Decoder()
+        self._send_stream = send
+        self.outbound = Outbound(send.send, config.max_queued_events if config else 4096)
+        self.reader = MessageReader(receive, self.config.max_message_bytes)
+        self.sessions: dict[str, _Entry] = {}
+        self.client_permissions = False
+        self.permission_timeout: float | None = None
+        self.exit_code = 0
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._inflight: dict[int | str, _Inflight] = {}
+        self._server_ids = itertools.count(1)
+        self._session_ids = itertools.count(1)
+        self._shutdown_requested = False
+        self._read_scope = anyio.CancelScope()
+        self._cli_path: str | None = None
+        self._cli_version: str | None = None
+        self._cli_probe = anyio.Event()
+        self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {}
+        self._register()
+
+    # ------------------------------------------------------------------ running
+
+    async def serve(self) -> int:
+        """Serve until end of input, ``exit`` or a signal; return the exit code."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self.outbound.run)
+            tg.start_soon(self._probe_cli)
+            if self.config.handle_signals:
+                tg.start_soon(self._watch_signals)
+            try:
+                with self._read_scope:
+                    await self._read_loop()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._close_all("shutdown", self.config.shutdown_grace)
+                    with anyio.move_on_after(1.0):
+                        while self._inflight:  # let requests answer (their sessions are gone)
+                            await anyio.sleep(0.01)
+                        await self.outbound.flush()
+                tg.cancel_scope.cancel()
+        return self.exit_code
+
+    async def _read_loop(self) -> None:
+        while True:
+            message = await self.reader.next()
+            if self.reader.framing is not None:
+                self.outbound.framing = self.reader.framing
+            if message is None:
+                return
+            if isinstance(message, TooLarge):
+                self._reply_error(
+                    None,
+                    RpcError(
+                        wire.ErrorCode.MESSAGE_TOO_LARGE,
+                        f"message of {message.size} bytes exceeds the limit of {message.limit} "
+                        "bytes (--max-message-bytes); it was skipped",
+                    ),
+                )
+            elif isinstance(message, BadHeader):
+                self._reply_error(
+                    None,
+                    RpcError(wire.ErrorCode.PARSE_ERROR, f"bad message header: {message.detail}"),
+                )
+            else:
+                self._dispatch(message)
+
+    def stop(self, exit_code: int) -> None:
+        """Stop reading input; sessions are then closed and :meth:`serve` returns."""
+        self.exit_code = exit_code
+        self._read_scope.cancel()
+
+    async def _watch_signals(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+            async for _ in signals:
+                self.stop(0)
+                return
+
+    async def _probe_cli(self) -> None:
+        try:
+            path = duplex.find_cli(self.config.claude_path)
+        except duplex.CliNotFound:
+            self._cli_probe.set()
+            return
+        self._cli_path = str(path)
+        try:
+            with anyio.fail_after(5):
+                done = await anyio.run_process(
+                    [str(path), "--version"], check=False, stderr=subprocess.DEVNULL
+                )
+            text = done.stdout.decode("utf-8", "replace").strip()
+            self._cli_version = text.split()[0] if text else None
+        except (OSError, TimeoutError):
+            self._cli_version = None
+        self._cli_probe.set()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, body: bytes) -> None:
+        try:
+            message = self._decoder.decode(body)
+        except msgspec.DecodeError as exc:
+            self._reply_error(None, RpcError(wire.ErrorCode.PARSE_ERROR, f"parse error: {exc}"))
+            return
+        if isinstance(message, list):
+            self._reply_error(
+                None,
+                RpcError(
+                    wire.ErrorCode.INVALID_REQUEST,
+                    "batch requests are not supported: send one message at a time",
+                ),
+            )
+            return
+        if not isinstance(message, dict):
+            self._reply_error(
+                None, RpcError(wire.ErrorCode.INVALID_REQUEST, "a message must be a JSON object")
+            )
+            return
+        msg_id = message.get("id")
+        valid_id = isinstance(msg_id, int | str) and not isinstance(msg_id, bool)
+        if message.get("jsonrpc") != "2.0":
+            self._reply_error(
+                msg_id if valid_id else None,
+                RpcError(wire.ErrorCode.INVALID_REQUEST, 'the message needs "jsonrpc": "2.0"'),
+            )
+            return
+        if "method" in message:
+            method = message["method"]
+            if not isinstance(method, str):
+                self._reply_error(
+                    msg_id if valid_id else None,
+                    RpcError(wire.ErrorCode.INVALID_REQUEST, "method must be a string"),
+                )
+                return
+            params = message.get("params")
+            if "id" not in message:
+                self._on_notification(method, params)
+            elif not valid_id:
+                self._reply_error(
+                    None,
+                    RpcError(wire.ErrorCode.INVALID_REQUEST, "id must be a string or an integer"),
+                )
+            else:
+                assert isinstance(msg_id, int | str)
+                self._on_request(msg_id, method, params)
+        elif "id" in message and ("result" in message or "error" in message):
+            self._on_response(message)
+        else:
+            self._reply_error(
+                msg_id if valid_id else None,
+                RpcError(
+                    wire.ErrorCode.INVALID_REQUEST,
+                    "not a request, notification or response (no method, result or error)",
+                ),
+            )
+
+    def _on_request(self, msg_id: int | str, method: str, params: Any) -> None:
+        if msg_id in self._inflight:
+            self._reply_error(
+                msg_id,
+                RpcError(
+                    wire.ErrorCode.INVALID_REQUEST, f"a request with id {msg_id!r} is still running"
+                ),
+            )
+            return
+        if self._shutdown_requested:
+            self._reply_error(
+                msg_id,
+                RpcError(
+                    wire.ErrorCode.INVALID_REQUEST,
+                    f"{method} refused: the bridge is shutting down (only `exit` is accepted)",
+                ),
+            )
+            return
+        spec = wire.METHODS_BY_NAME.get(method)
+        handler = self._handlers.get(method)
+        if spec is None or handler is None or spec.kind != "request":
+            self._reply_error(
+                msg_id, RpcError(wire.ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
+            )
+            return
+        try:
+            typed = self._params(spec, params)
+        except RpcError as exc:
+            self._reply_error(msg_id, exc)
+            return
+        assert self._tg is not None
+        self._tg.start_soon(self._run_request, msg_id, method, handler, typed)
+
+    def _params(self, spec: wire.Method, params: Any) -> Any:
+        if spec.params is None:
+            return None
+        if params is None:
+            if spec.params_optional:
+                return spec.params()
+            raise invalid_params(spec.name, "params are required (an object)")
+        if not isinstance(params, dict):
+            raise invalid_params(spec.name, "params must be an object")
+        try:
+            return msgspec.convert(params, spec.params)
+        except msgspec.ValidationError as exc:
+            raise invalid_params(spec.name, exc) from None
+
+    async def _run_request(
+        self, msg_id: int | str, method: str, handler: Callable[[Any], Awaitable[Any]], params: Any
+    ) -> None:
+        entry = self.sessions.get(getattr(params, "session_id", "") or "")
+        with anyio.CancelScope() as scope:
+            self._inflight[msg_id] = _Inflight(method, scope, entry)
+            try:
+                result = await handler(params)
+                body = self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            except Exception as exc:
+                if not isinstance(exc, RpcError | duplex.DuplexError):
+                    log.exception("%s failed", method)
+                body = self._error_body(msg_id, exc)
+            finally:
+                self._inflight.pop(msg_id, None)
+        if scope.cancelled_caught:
+            body = self._error_body(
+                msg_id, RpcError(wire.ErrorCode.REQUEST_CANCELLED, f"{method} was cancelled")
+            )
+        self.outbound.send_now(body)
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        if method == "exit":
+            self.stop(0 if self._shutdown_requested else 1)
+        elif method == "$/cancelRequest":
+            target = params.get("id") if isinstance(params, dict) else None
+            if isinstance(target, int | str):
+                self._cancel(target)
+        # initialized, $/setTrace and unknown notifications need no answer.
+
+    def _cancel(self, msg_id: int | str) -> None:
+        inflight = self._inflight.get(msg_id)
+        if inflight is None:
+            return
+        if inflight.method == "session/send" and inflight.entry is not None:
+            assert self._tg is not None
+            self._tg.start_soon(self._interrupt_quietly, inflight.entry)
+        else:
+            inflight.scope.cancel()
+
+    async def _interrupt_quietly(self, entry: _Entry) -> None:
+        with contextlib.suppress(duplex.DuplexError):
+            await entry.session.interrupt()
+
+    def _on_response(self, message: dict[str, Any]) -> None:
+        msg_id = message["id"]
+        futures = self.protocol._request_futures
+        if msg_id not in futures and isinstance(msg_id, str) and msg_id.isdigit():
+            msg_id = int(msg_id)
+        error = message.get("error")
+        if error is not None:
+            err = error if isinstance(error, dict) else {}
+            code = err.get("code")
+            self.protocol._handle_response(
+                msg_id,
+                None,
+                ResponseError(
+                    code=code if isinstance(code, int) else wire.ErrorCode.INTERNAL_ERROR,
+                    message=str(err.get("message", "error")),
+                    data=err.get("data"),
+                ),
+            )
+        else:
+            self.protocol._handle_response(msg_id, message.get("result"))
+
+    def _error_body(self, msg_id: int | str | None, exc: BaseException) -> bytes:
+        return self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": to_error(exc)})
+
+    def _reply_error(self, msg_id: int | str | None, exc: BaseException) -> None:
+        self.outbound.send_now(self._error_body(msg_id, exc))
+
+    def notify(self, method: str, params: msgspec.Struct | dict[str, Any]) -> None:
+        """Send a notification ahead of queued events."""
+        self.outbound.send_now(
+            self.encoder.encode({"jsonrpc": "2.0", "method": method, "params": params})
+        )
+
+    def log_message(self, level: int, message: str) -> None:
+        """``window/logMessage`` to the client (1 error, 2 warning, 3 info, 4 log)."""
+        self.notify("window/logMessage", wire.LogMessageParams(type=level, message=message))
+
+    async def request_client(self, method: str, params: msgspec.Struct) -> Any:
+        """Send a request to the client and wait for its result.
+
+        Raises ``JsonRpcException`` for an error response. When the wait is
+        cancelled the client is told with ``$/cancelRequest``.
+        """
+        msg_id = next(self._server_ids)
+        future = self.protocol.send_request(method, msgspec.to_builtins(params), msg_id=msg_id)
+        done = anyio.Event()
+        future.add_done_callback(lambda _: done.set())
+        try:
+            await done.wait()
+        except BaseException:
+            self.protocol._request_futures.pop(msg_id, None)
+            self.protocol._result_types.pop(msg_id, None)
+            if not future.done():
+                self.notify("$/cancelRequest", wire.CancelParams(id=msg_id))
+            raise
+        return future.result()
+
+    # ------------------------------------------------------------------ methods
+
+    def _register(self) -> None:
+        table: dict[str, Callable[[Any], Awaitable[Any]]] = {
+            "initialize": self.initialize,
+            "shutdown": self.shutdown,
+            "session/create": self.create,
+            "session/send": self.send,
+            "session/message": self.message,
+            "session/interrupt": self.interrupt,
+            "session/respondPermission": self.respond_permission,
+            "session/setModel": self.set_model,
+            "session/setPermissionMode": self.set_permission_mode,
+            "session/getContextUsage": self.get_context_usage,
+            "session/status": self.status,
+            "session/list": self.list_sessions,
+            "session/close": self.close,
+        }
+        for name, handler in table.items():
+            self.server.feature(name)(_plain(handler))
+        self._handlers = dict(self.protocol.fm.features)
+
+    async def initialize(self, params: wire.InitializeParams) -> wire.InitializeResult:
+        """``initialize``."""
+        options = params.initialization_options
+        if options is not None:
+            self.client_permissions = options.permissions
+            self.permission_timeout = options.permission_timeout
+        with anyio.move_on_after(3):
+            await self._cli_probe.wait()
+        return wire.InitializeResult(
+            server_info=wire.ServerInfo(name="claude-duplex-bridge", version=__version__),
+            protocol_version=wire.PROTOCOL_VERSION,
+            capabilities=wire.ServerCapabilities(),
+            cli_path=self._cli_path,
+            cli_version=self._cli_version,
+        )
+
+    async def shutdown(self, params: None) -> None:
+        """``shutdown``: close every session; afterwards only ``exit`` is accepted."""
+        self._shutdown_requested = True
+        await self._close_all("shutdown", self.config.shutdown_grace)
+        return None
+
+    async def create(self, params: wire.CreateParams) -> wire.CreateResult:
+        """``session/create``."""
+        cwd = os.path.abspath(os.path.expanduser(params.cwd))
+        if not os.path.isdir(cwd):
+            raise RpcError(
+                wire.ErrorCode.INVALID_PARAMS,
+                f"invalid params for session/create: cwd {cwd} is not a directory",
+                wire.ErrorData(kind="InvalidParams", path="$.cwd"),
+            )
+        cli = duplex.find_cli(params.claude_path or self.config.claude_path)
+        session_id = f"s{next(self._session_ids)}-{uuid.uuid4().hex[:8]}"
+        budget = (
+            params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
+        )
+        holder: list[_Entry] = []
+        try:
+            options = duplex.DuplexOptions(
+                cli_path=cli,
+                cwd=cwd,
+                model=params.model,
+                system_prompt=params.system_prompt,
+                append_system_prompt=params.append_system_prompt,
+                allowed_tools=params.allowed_tools or (),
+                disallowed_tools=params.disallowed_tools or (),
+                permission_mode=params.permission_mode,
+                settings=params.settings,
+                mcp_config=params.mcp_config,
+                add_dirs=params.add_dirs or (),
+                resume=params.resume,
+                continue_conversation=params.continue_conversation,
+                fork_session=params.fork_session,
+                include_partial_messages=params.partial_messages,
+                effort=params.effort,
+                max_turns=params.max_turns,
+                extra_args=params.extra_args or (),
+                env={**(self.config.base_env or os.environ), **(params.env or {})},
+                inherit_env=False,
+                permission_handler=self._permission_handler(holder),
+                limits=_limits(params.limits),
+                subscriber_capacity=self.config.subscriber_capacity,
+                close_grace=self.config.close_grace,
+                kill_grace=self.config.kill_grace,
+            )
+            options.argv(str(cli))  # validates tool names and modes before spawning
+        except ValueError as exc:
+            raise invalid_params("session/create", str(exc)) from None
+        session = duplex.DuplexSession(options)
+        entry = _Entry(
+            id=session_id,
+            session=session,
+            sub=session.subscribe(raw=params.raw_events),
+            cwd=cwd,
+            cli_path=str(cli),
+            budget=budget,
+            permission_timeout=params.permission_timeout,
+            raw=params.raw_events,
+        )
+        holder.append(entry)
+        assert self._tg is not None
+        await self._tg.start(self._run_session, entry)
+        self.sessions[session_id] = entry
+        self._tg.start_soon(self._pump, entry)
+        info = session.server_info
+        account = info.get("account")
+        return wire.CreateResult(
+            session_id=session_id,
+            pid=session.pid or 0,
+            cwd=cwd,
+            cli_path=str(cli),
+            model=session.model,
+            permission_mode=session.permission_mode,
+            commands=_dicts(info.get("commands")),
+            models=_dicts(info.get("models")),
+            account=account if isinstance(account, dict) else None,
+            initialize=info,
+        )
+
+    async def send(self, params: wire.SendParams) -> wire.TurnResult:
+        """``session/send``."""
+        entry = self._entry(params.session_id)
+        if entry.budget is not None and entry.spent >= entry.budget:
+            raise duplex.BudgetExceeded(entry.spent, entry.budget)
+        token = params.work_done_token
+        if token is not None:
+            entry.progress_token = token
+            self.notify(
+                "$/progress",
+                wire.ProgressParams(
+                    token=token, value={"kind": "begin", "title": "Claude", "cancellable": True}
+                ),
+            )
+        outcome = "error"
+        try:
+            result = await entry.session.send(params.prompt)
+            outcome = "interrupted" if result.interrupted else "done"
+        finally:
+            if token is not None:
+                entry.progress_token = None
+                self.notify(
+                    "$/progress",
+                    wire.ProgressParams(token=token, value={"kind": "end", "message": outcome}),
+                )
+        entry.spent += result.cost_usd
+        await self._flush_session(entry)
+        return wire.TurnResult(
+            text=result.text,
+            is_error=result.is_error,
+            subtype=result.subtype,
+            stop_reason=result.stop_reason,
+            terminal_reason=result.terminal_reason,
+            interrupted=result.interrupted,
+            cost_usd=result.cost_usd,
+            total_cost_usd=result.total_cost_usd,
+            duration_ms=result.duration_ms,
+            num_turns=result.num_turns,
+            claude_session_id=result.session_id,
+            api_error_status=result.api_error_status,
+            usage=result.usage,
+            command_uuids=result.command_uuids,
+            results=len(result.results),
+        )
+
+    async def message(self, params: wire.MessageParams) -> wire.MessageResult:
+        """``session/message``."""
+        receipt = await self._entry(params.session_id).session.send_message(params.prompt)
+        return wire.MessageResult(uuid=receipt.uuid)
+
+    async def interrupt(self, params: wire.InterruptParams) -> wire.InterruptResult:
+        """``session/interrupt``."""
+        result = await self._entry(params.session_id).session.interrupt(
+            cancel_queued=params.cancel_queued
+        )
+        return wire.InterruptResult(still_queued=result.still_queued, cancelled=result.cancelled)
+
+    async def respond_permission(self, params: wire.RespondPermissionParams) -> wire.Empty:
+        """``session/respondPermission``."""
+        entry = self._entry(params.session_id)
+        decision = _decision(params.decision)
+        if isinstance(decision, duplex.Defer):
+            raise invalid_params(
+                "session/respondPermission",
+                "a deferred request is answered with allow or deny - at `$.decision.behavior`",
+            )
+        entry.session.respond_to_permission(params.request_id, decision)
+        return wire.Empty()
+
+    async def set_model(self, params: wire.SetModelParams) -> wire.SetModelResult:
+        """``session/setModel``."""
+        await self._entry(params.session_id).session.set_model(params.model)
+        return wire.SetModelResult(model=params.model)
+
+    async def set_permission_mode(
+        self, params: wire.SetPermissionModeParams
+    ) -> wire.SetPermissionModeResult:
+        """``session/setPermissionMode``."""
+        await self._entry(params.session_id).session.set_permission_mode(params.mode)
+        return wire.SetPermissionModeResult(mode=params.mode)
+
+    async def get_context_usage(self, params: wire.SessionParams) -> wire.ContextUsageResult:
+        """``session/getContextUsage``."""
+        usage = await self._entry(params.session_id).session.get_context_usage()
+        return wire.ContextUsageResult(usage=usage)
+
+    async def status(self, params: wire.SessionParams) -> wire.SessionStatus:
+        """``session/status``."""
+        return self._status(self._entry(params.session_id))
+
+    async def list_sessions(self, params: wire.ListParams) -> wire.ListResult:
+        """``session/list``."""
+        return wire.ListResult(sessions=[self._status(e) for e in self.sessions.values()])
+
+    async def close(self, params: wire.SessionParams) -> wire.CloseResult:
+        """``session/close``."""
+        entry = self._entry(params.session_id)
+        if entry.exit_reason is None and entry.session.exit_status.state == "running":
+            entry.exit_reason = "closed"
+        result = await entry.session.close()
+        with anyio.move_on_after(_SEND_FLUSH_SECONDS):
+            await entry.exited_sent.wait()
+        return wire.CloseResult(
+            exit_status=wire_exit_status(result.exit_status),
+            reaped=result.reaped,
+            stderr_tail=result.stderr_tail,
+        )
+
+    # ------------------------------------------------------------------ sessions
+
+    def _entry(self, session_id: str) -> _Entry:
+        entry = self.sessions.get(session_id)
+        if entry is None:
+            raise RpcError(
+                wire.ErrorCode.SESSION_NOT_FOUND,
+                f"no session with id {session_id!r} (session/list shows the sessions)",
+                wire.ErrorData(kind="SessionNotFound", session_id=session_id),
+            )
+        return entry
+
+    def _status(self, entry: _Entry) -> wire.SessionStatus:
+        session = entry.session
+        exit_status = session.exit_status
+        if exit_status.state != "running":
+            state = "exited"
+        elif not session.is_open:
+            state = "closing"
+        elif session.turn_in_flight:
+            state = "busy"
+        else:
+            state = "idle"
+        return wire.SessionStatus(
+            session_id=entry.id,
+            state=state,  # type: ignore[arg-type]
+            pid=session.pid,
+            turn_in_flight=session.turn_in_flight,
+            cwd=entry.cwd,
+            total_cost_usd=session.total_cost_usd,
+            turns_completed=session.turns_completed,
+            exit_status=wire_exit_status(exit_status),
+            claude_session_id=session.claude_session_id,
+            model=session.model,
+            permission_mode=session.permission_mode,
+            pending_permissions=[r.request_id for r in session.pending_permissions()],
+            budget_usd=entry.budget,
+        )
+
+    async def _run_session(self, entry: _Entry, *, task_status: TaskStatus[Any]) -> None:
+        try:
+            await entry.session.run(task_status=_StartedFlag(task_status, entry))
+        except Exception as exc:
+            if not entry.started:
+                raise
+            log.exception("session %s ended with an error", entry.id)
+            self.log_message(1, f"session {entry.id} ended with an error: {exc}")
+
+    async def _pump(self, entry: _Entry) -> None:
+        """Forward one session's events to the client, in order, then ``session/exited``."""
+        try:
+            async for item in entry.sub:
+                if isinstance(item, duplex.SessionExited):
+                    break
+                entry.pump_busy = True
+                for event in to_wire(item):
+                    await self.outbound.put_event(entry.id, event)
+                    if entry.progress_token is not None and isinstance(event, wire.ToolUseEvent):
+                        self.notify(
+                            "$/progress",
+                            wire.ProgressParams(
+                                token=entry.progress_token,
+                                value={"kind": "report", "message": f"Running {event.name}"},
+                            ),
+                        )
+                entry.pump_busy = False
+                entry.pump_progress.set()
+                entry.pump_progress = anyio.Event()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._send_exited(entry)
+
+    async def _send_exited(self, entry: _Entry) -> None:
+        session = entry.session
+        with anyio.move_on_after(10):
+            await session.wait_for_exit()
+        failure = session.failure
+        status = session.exit_status
+        if entry.exit_reason is not None:
+            reason = entry.exit_reason
+        elif isinstance(failure, duplex.LimitExceeded):
+            reason = "limit"
+        elif isinstance(failure, duplex.DeadlineExceeded):
+            reason = "deadline"
+        elif status.state == "failed":
+            reason = "failed"
+        else:
+            reason = "exited"
+        params = wire.ExitedParams(
+            session_id=entry.id,
+            status=wire_exit_status(status),
+            reason=reason,  # type: ignore[arg-type]
+            error=str(failure) if failure is not None else None,
+        )
+        body = self.encoder.encode({"jsonrpc": "2.0", "method": "session/exited", "params": params})
+        await self.outbound.put_ordered(entry.id, body)
+        entry.exited_sent.set()
+
+    async def _flush_session(self, entry: _Entry) -> None:
+        """Let the turn's events reach the client before its result, within a bound."""
+        with anyio.move_on_after(_SEND_FLUSH_SECONDS):
+            while entry.sub.pending or entry.pump_busy:
+                await entry.pump_progress.wait()
+            await self.outbound.wait_written(self.outbound.enqueued)
+
+    async def _close_all(self, reason: str, grace: float) -> None:
+        async with anyio.create_task_group() as tg:
+            for entry in list(self.sessions.values()):
+                if entry.session.exit_status.state == "running":
+                    if entry.exit_reason is None:
+                        entry.exit_reason = reason
+                    tg.start_soon(self._close_quietly, entry, grace)
+        with anyio.move_on_after(2):
+            for entry in list(self.sessions.values()):
+                await entry.exited_sent.wait()
+
+    async def _close_quietly(self, entry: _Entry, grace: float) -> None:
+        with contextlib.suppress(duplex.DuplexError):
+            await entry.session.close(grace=grace, kill_grace=self.config.kill_grace)
+
+    # ------------------------------------------------------------------ permissions
+
+    def _permission_handler(self, holder: list[_Entry]) -> duplex.PermissionHandler:
+        async def handle(request: duplex.PermissionRequest) -> duplex.Decision:
+            entry = holder[0]
+            if not self.client_permissions:
+                return await self._auto_deny(
+                    entry,
+                    request,
+                    f"{request.tool_name} was denied: the client does not answer "
+                    "permission requests (initializationOptions.permissions is not true)",
+                )
+            timeout = entry.permission_timeout
+            if timeout is None:
+                timeout = self.permission_timeout
+            params = wire.PermissionParams(
+                session_id=entry.id,
+                request_id=request.request_id,
+                tool_name=request.tool_name,
+                input=request.input,
+                display_name=request.display_name,
+                tool_use_id=request.tool_use_id,
+                description=request.description,
+                suggestions=request.suggestions,
+                blocked_path=request.blocked_path,
+                decision_reason=request.decision_reason,
+                requires_user_interaction=request.requires_user_interaction,
+            )
+            try:
+                with anyio.fail_after(timeout) if timeout is not None else _nothing():
+                    raw = await self.request_client("session/requestPermission", params)
+            except TimeoutError:
+                return await self._auto_deny(
+                    entry,
+                    request,
+                    f"{request.tool_name} was denied: no answer within {timeout:g} s",
+                )
+            except Exception as exc:  # an error response from the client denies
+                return await self._auto_deny(
+                    entry,
+                    request,
+                    f"{request.tool_name} was denied: the client answered "
+                    f"the permission request with an error: {exc}",
+                )
+            try:
+                decision = msgspec.convert(raw, wire.PermissionDecision)
+            except msgspec.ValidationError as exc:
+                return await self._auto_deny(
+                    entry,
+                    request,
+                    f"{request.tool_name} was denied: the client's decision was invalid: {exc}",
+                )
+            return _decision(decision)
+
+        return handle
+
+    async def _auto_deny(
+        self, entry: _Entry, request: duplex.PermissionRequest, message: str
+    ) -> duplex.Deny:
+        await self.outbound.put_event(
+            entry.id,
+            wire.PermissionDeniedEvent(
+                request_id=request.request_id, tool_name=request.tool_name, message=message
+            ),
+        )
+        return duplex.Deny(message=message)
+
+
+def _plain(
+    method: Callable[[Any], Awaitable[Any]],
+) -> Callable[[Any], Awaitable[Any]]:
+    """A plain function around a bound method (pygls sets attributes on handlers)."""
+
+    async def handler(params: Any) -> Any:
+        return await method(params)
+
+    return handler
+
+
+@contextlib.contextmanager
+def _nothing() -> Any:
+    yield
+
+
+def _decision(decision: wire.PermissionDecision) -> duplex.Decision:
+    if decision.behavior == "allow":
+        return duplex.Allow(
+            updated_input=decision.updated_input, updated_permissions=decision.updated_permissions
+        )
+    if decision.behavior == "deny":
+        return duplex.Deny(
+            message=decision.message or "Denied by the user.", interrupt=decision.interrupt
+        )
+    return duplex.Defer()
+
+
+def _limits(limits: wire.Limits | None) -> duplex.Limits:
+    if limits is None:
+        return duplex.Limits()
+    defaults = duplex.Limits()
+    return duplex.Limits(
+        max_frame_bytes=limits.max_frame_bytes or defaults.max_frame_bytes,
+        max_turn_bytes=limits.max_turn_bytes,
+        max_turn_events=limits.max_turn_events,
+        turn_timeout=limits.turn_timeout,
+        control_timeout=limits.control_timeout,
+    )
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+@contextlib.asynccontextmanager
+async def _log_to_file(path: str | None, verbose: bool) -> AsyncIterator[None]:
+    logger = logging.getLogger("bridge")
+    handlers: list[logging.Handler] = [logging.NullHandler()]
+    if path:
+        handlers.append(logging.FileHandler(path))
+    if verbose:
+        handlers.append(logging.StreamHandler())
+    for h in handlers:
+        h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(h)
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        for h in handlers:
+            logger.removeHandler(h)
+            h.close()
+
+
+def serve_stdio(config: BridgeConfig, *, log_file: str | None = None, verbose: bool = False) -> int:
+    """Run the bridge on this process's stdin/stdout; returns the exit code."""
+    from .stdio import claim_stdio
+
+    receive, send = claim_stdio()
+    logging.getLogger("pygls").setLevel(logging.CRITICAL)
+
+    async def main() -> int:
+        async with _log_to_file(log_file, verbose):
+            return await Bridge(receive, send, config).serve()
+
+    return anyio.run(main)

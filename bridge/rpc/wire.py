@@ -1,0 +1,914 @@
+"""The bridge's wire contract: every params, result, event and error type.
+
+This module is the ONE source of truth of the protocol. The server decodes
+requests into these types and encodes replies, notifications and server
+requests from them; ``claude-bridge schema`` generates ``schema/`` from them
+(JSON Schema, method table, PROTOCOL.md). Docstrings here become the reference
+documentation: write them for a host author who does not read Python.
+
+Keys are camelCase on the wire. Optional fields are omitted when unset.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+PROTOCOL_VERSION = "1.0"
+"""The protocol version reported by ``initialize``. See the compatibility policy in PROTOCOL.md."""
+
+
+class _Wire(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=False):
+    """Base of every wire type: camelCase keys, unset optionals omitted."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class ErrorCode:
+    """JSON-RPC error codes the bridge returns. The standard codes keep their JSON-RPC
+    meaning; the bridge's own codes lie in -31099..-31001, outside the reserved ranges."""
+
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    REQUEST_CANCELLED = -32800
+    SESSION_NOT_FOUND = -31001
+    TURN_IN_FLIGHT = -31002
+    SESSION_CLOSED = -31003
+    LIMIT_EXCEEDED = -31004
+    DEADLINE_EXCEEDED = -31005
+    BUDGET_EXCEEDED = -31006
+    CLI_NOT_FOUND = -31007
+    PROCESS_FAILED = -31008
+    NOT_SENT = -31009
+    UNKNOWN_REQUEST = -31010
+    CONTROL_ERROR = -31011
+    MESSAGE_TOO_LARGE = -31012
+    SHUTTING_DOWN = -31013
+
+
+ERRORS: dict[int, tuple[str, str]] = {
+    ErrorCode.PARSE_ERROR: ("ParseError", "The message is not valid JSON."),
+    ErrorCode.INVALID_REQUEST: (
+        "InvalidRequest",
+        "The message is JSON but not a JSON-RPC 2.0 request or notification "
+        "(missing or wrong `jsonrpc`, `method` not a string, bad `id`, a batch).",
+    ),
+    ErrorCode.METHOD_NOT_FOUND: ("MethodNotFound", "No such method."),
+    ErrorCode.INVALID_PARAMS: (
+        "InvalidParams",
+        "The params do not match the method's params type; `data.path` names the field.",
+    ),
+    ErrorCode.INTERNAL_ERROR: ("InternalError", "A bug in the bridge; it keeps serving."),
+    ErrorCode.REQUEST_CANCELLED: ("RequestCancelled", "Cancelled by `$/cancelRequest`."),
+    ErrorCode.SESSION_NOT_FOUND: ("SessionNotFound", "No session has this `sessionId`."),
+    ErrorCode.TURN_IN_FLIGHT: (
+        "TurnInFlight",
+        "`session/send` while a turn runs; use `session/message` or `session/interrupt`.",
+    ),
+    ErrorCode.SESSION_CLOSED: ("SessionClosed", "The session is closed or closing."),
+    ErrorCode.LIMIT_EXCEEDED: (
+        "LimitExceeded",
+        "A session limit (frame, turn bytes, turn events) tripped; the session was closed.",
+    ),
+    ErrorCode.DEADLINE_EXCEEDED: (
+        "DeadlineExceeded",
+        "A turn or control deadline passed; the session was closed.",
+    ),
+    ErrorCode.BUDGET_EXCEEDED: (
+        "BudgetExceeded",
+        "The session spent its `budget`; no new turn is started.",
+    ),
+    ErrorCode.CLI_NOT_FOUND: (
+        "CliNotFound",
+        "No usable `claude` executable; `data.tried` lists every place looked at.",
+    ),
+    ErrorCode.PROCESS_FAILED: (
+        "ProcessFailed",
+        "The CLI could not start or exited while work was pending; `data` has its exit status.",
+    ),
+    ErrorCode.NOT_SENT: (
+        "NotSent",
+        "A live message was not written (no turn running, queue full, not taken in 10 s).",
+    ),
+    ErrorCode.UNKNOWN_REQUEST: (
+        "UnknownRequest",
+        "`session/respondPermission` names no pending deferred permission request.",
+    ),
+    ErrorCode.CONTROL_ERROR: ("ControlError", "The CLI answered a control request with an error."),
+    ErrorCode.MESSAGE_TOO_LARGE: (
+        "MessageTooLarge",
+        "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
+    ),
+    ErrorCode.SHUTTING_DOWN: ("ShuttingDown", "`shutdown` was received; only `exit` is accepted."),
+}
+"""Every error code: its name and when it is returned."""
+
+
+class ErrorData(_Wire):
+    """The ``data`` member of a bridge error: which error, and its details."""
+
+    kind: str
+    """The error's name, e.g. ``SessionNotFound``."""
+    path: str | None = None
+    """For InvalidParams: the offending field, e.g. ``$.prompt``."""
+    tried: list[str] | None = None
+    """For CliNotFound: every place looked at."""
+    exit_status: ExitStatus | None = None
+    """For ProcessFailed: how the CLI ended."""
+    limit: str | None = None
+    """For LimitExceeded / DeadlineExceeded: which limit."""
+    session_id: str | None = None
+
+
+# --------------------------------------------------------------------------- lifecycle
+
+
+class ClientInfo(_Wire):
+    """The client's name and version (informative)."""
+
+    name: str
+    version: str | None = None
+
+
+class InitializationOptions(_Wire):
+    """Bridge options a client passes in ``initialize``."""
+
+    permissions: bool = False
+    """True when the client answers ``session/requestPermission``. Without it every
+    permission prompt is denied and the client is never asked."""
+    permission_timeout: float | None = None
+    """Seconds to wait for a permission answer before denying (default: wait forever)."""
+
+
+class InitializeParams(_Wire):
+    """``initialize`` params (the LSP shape; unknown members are ignored)."""
+
+    process_id: int | None = None
+    client_info: ClientInfo | None = None
+    capabilities: dict[str, Any] = {}
+    initialization_options: InitializationOptions | None = None
+
+
+class ServerInfo(_Wire):
+    """The bridge's name and version."""
+
+    name: str
+    version: str
+
+
+class ServerCapabilities(_Wire):
+    """What this bridge can do."""
+
+    permissions: bool = True
+    raw_events: bool = True
+    framings: list[str] = msgspec.field(default_factory=lambda: ["content-length", "ndjson"])
+    progress: bool = True
+
+
+class InitializeResult(_Wire):
+    """``initialize`` result."""
+
+    server_info: ServerInfo
+    protocol_version: str
+    capabilities: ServerCapabilities
+    cli_path: str | None = None
+    """The CLI the bridge found (None when none was found; sessions may still name one)."""
+    cli_version: str | None = None
+    """``claude --version`` of that CLI, when known."""
+
+
+# --------------------------------------------------------------------------- session/create
+
+
+class Limits(_Wire):
+    """Opt-in per-session limits; when one trips the session is closed and killed."""
+
+    max_frame_bytes: int | None = None
+    """Largest single CLI frame (default 64 MiB)."""
+    max_turn_bytes: int | None = None
+    max_turn_events: int | None = None
+    turn_timeout: float | None = None
+    """Seconds a turn may run."""
+    control_timeout: float | None = None
+    """Seconds the CLI may take to answer a control request."""
+
+
+class Budget(_Wire):
+    """A spending ceiling for the session."""
+
+    max_cost_usd: float
+
+
+class CreateParams(_Wire):
+    """``session/create`` params. Only ``cwd`` is required."""
+
+    cwd: str
+    """The session's working directory (absolute, or relative to the bridge's)."""
+    model: str | None = None
+    permission_mode: (
+        Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"] | None
+    ) = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    allowed_tools: list[str] | None = None
+    disallowed_tools: list[str] | None = None
+    settings: str | dict[str, Any] | None = None
+    """Settings JSON object, or a path to a settings file."""
+    mcp_config: str | dict[str, Any] | None = None
+    """MCP configuration (``{"mcpServers": {...}}``), or a path to one."""
+    add_dirs: list[str] | None = None
+    resume: str | None = None
+    """A CLI session id to resume."""
+    continue_conversation: bool = False
+    fork_session: bool = False
+    effort: str | None = None
+    max_turns: int | None = None
+    env: dict[str, str] | None = None
+    """Extra environment variables for the CLI."""
+    claude_path: str | None = None
+    """The CLI to run (default: the bridge's discovery)."""
+    extra_args: list[str] | None = None
+    limits: Limits | None = None
+    budget: float | Budget | None = None
+    """A USD ceiling (a number, or ``{"maxCostUsd": n}``); ``session/send`` fails with
+    BudgetExceeded once the session spent it."""
+    raw_events: bool = False
+    """Also send every CLI frame as a ``raw`` event."""
+    partial_messages: bool = True
+    """Stream text as ``textDelta`` events (``--include-partial-messages``)."""
+    permission_timeout: float | None = None
+    """Seconds to wait for a permission answer before denying (overrides initialize's)."""
+
+
+class CreateResult(_Wire):
+    """``session/create`` result: the session id and what the CLI reported at start."""
+
+    session_id: str
+    pid: int
+    cwd: str
+    cli_path: str
+    model: str | None = None
+    permission_mode: str | None = None
+    commands: list[dict[str, Any]] = []
+    """Slash commands the CLI offers."""
+    models: list[dict[str, Any]] = []
+    """Models the CLI offers."""
+    account: dict[str, Any] | None = None
+    initialize: dict[str, Any] = {}
+    """The CLI's full ``initialize`` answer."""
+
+
+# --------------------------------------------------------------------------- turns
+
+
+class SessionParams(_Wire):
+    """Params naming one session."""
+
+    session_id: str
+
+
+class SendParams(_Wire):
+    """``session/send`` params. ``prompt`` is text or Messages API content blocks."""
+
+    session_id: str
+    prompt: str | list[dict[str, Any]]
+    work_done_token: str | int | None = None
+    """When given, the bridge reports the turn through ``$/progress`` with this token."""
+
+
+class TurnResult(_Wire):
+    """The outcome of a turn (``session/send`` result)."""
+
+    text: str
+    """The final reply text (for an interrupted turn, what was produced)."""
+    is_error: bool
+    subtype: str
+    stop_reason: str | None
+    terminal_reason: str | None
+    interrupted: bool
+    cost_usd: float
+    """What this turn cost (the change of the CLI's running total)."""
+    total_cost_usd: float
+    """The CLI process's running total."""
+    duration_ms: float
+    num_turns: int
+    claude_session_id: str | None = None
+    api_error_status: int | None = None
+    usage: dict[str, Any] | None = None
+    command_uuids: list[str] = []
+    """One per user input of the turn (the prompt, then each ``session/message``)."""
+    results: int = 1
+    """How many CLI results the turn had (live messages each get one)."""
+
+
+class MessageParams(_Wire):
+    """``session/message`` params: more input for the running turn."""
+
+    session_id: str
+    prompt: str | list[dict[str, Any]]
+
+
+class MessageResult(_Wire):
+    """``session/message`` result: the message was written; ``uuid`` names its command."""
+
+    uuid: str
+
+
+class InterruptParams(_Wire):
+    """``session/interrupt`` params."""
+
+    session_id: str
+    cancel_queued: bool = False
+    """Also cancel live messages the CLI has queued."""
+
+
+class InterruptResult(_Wire):
+    """What the CLI still had queued when interrupted, and what it cancelled."""
+
+    still_queued: list[str]
+    cancelled: list[str]
+
+
+# --------------------------------------------------------------------------- permissions
+
+
+class PermissionParams(_Wire):
+    """``session/requestPermission`` params (bridge -> client request)."""
+
+    session_id: str
+    request_id: str
+    tool_name: str
+    input: dict[str, Any]
+    display_name: str | None = None
+    tool_use_id: str | None = None
+    description: str | None = None
+    suggestions: list[dict[str, Any]] = []
+    """Permission updates the CLI suggests (pass them back as ``updatedPermissions``)."""
+    blocked_path: str | None = None
+    decision_reason: str | None = None
+    requires_user_interaction: bool = False
+    """True for AskUserQuestion: answer with ``allow`` and ``updatedInput.answers``."""
+
+
+class PermissionDecision(_Wire):
+    """The answer to a permission request (``session/requestPermission`` result)."""
+
+    behavior: Literal["allow", "deny", "defer"]
+    updated_input: dict[str, Any] | None = None
+    """For allow: the input to run instead (default: the original input)."""
+    updated_permissions: list[dict[str, Any]] | None = None
+    message: str | None = None
+    """For deny: what the model is told."""
+    interrupt: bool = False
+    """For deny: also stop the turn."""
+
+
+class RespondPermissionParams(_Wire):
+    """``session/respondPermission`` params: answer a request the client deferred."""
+
+    session_id: str
+    request_id: str
+    decision: PermissionDecision
+
+
+class Empty(_Wire):
+    """An empty object."""
+
+
+# --------------------------------------------------------------------------- control
+
+
+class SetModelParams(_Wire):
+    """``session/setModel`` params (``model`` null: the default model)."""
+
+    session_id: str
+    model: str | None
+
+
+class SetModelResult(_Wire):
+    """``session/setModel`` result."""
+
+    model: str | None
+
+
+class SetPermissionModeParams(_Wire):
+    """``session/setPermissionMode`` params."""
+
+    session_id: str
+    mode: Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+
+
+class SetPermissionModeResult(_Wire):
+    """``session/setPermissionMode`` result."""
+
+    mode: str
+
+
+class ContextUsageResult(_Wire):
+    """``session/getContextUsage`` result: the CLI's report, as it gave it."""
+
+    usage: dict[str, Any]
+
+
+# --------------------------------------------------------------------------- status
+
+
+class ExitStatus(_Wire):
+    """A process's state: running, completed (exit 0) or failed (non-zero code or a signal)."""
+
+    state: Literal["running", "completed", "failed"]
+    code: int | None = None
+    signal: int | None = None
+    stderr_tail: str = ""
+
+
+class SessionStatus(_Wire):
+    """``session/status`` result and ``session/list`` entries."""
+
+    session_id: str
+    state: Literal["idle", "busy", "closing", "exited"]
+    pid: int | None
+    turn_in_flight: bool
+    cwd: str
+    total_cost_usd: float
+    turns_completed: int
+    exit_status: ExitStatus
+    claude_session_id: str | None = None
+    model: str | None = None
+    permission_mode: str | None = None
+    pending_permissions: list[str] = []
+    """Request ids of deferred permission requests awaiting ``session/respondPermission``."""
+    budget_usd: float | None = None
+
+
+class ListParams(_Wire):
+    """``session/list`` params (none needed)."""
+
+
+class ListResult(_Wire):
+    """``session/list`` result."""
+
+    sessions: list[SessionStatus]
+
+
+class CloseResult(_Wire):
+    """``session/close`` result."""
+
+    exit_status: ExitStatus
+    reaped: bool
+    """True when the child process was reaped (no zombie, no orphan)."""
+    stderr_tail: str
+
+
+# --------------------------------------------------------------------------- events
+
+
+class _Event(_Wire, tag_field="type"):
+    """Base of session events; ``type`` says which."""
+
+
+class InitEvent(_Event, tag="init"):
+    """The CLI started a turn (``system/init`` comes at the start of every turn)."""
+
+    claude_session_id: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+    permission_mode: str | None = None
+    tools: list[str] = []
+    mcp_servers: list[dict[str, Any]] = []
+    claude_code_version: str | None = None
+    capabilities: list[str] = []
+
+
+class StatusEvent(_Event, tag="status"):
+    """A status change: ``requesting``, a new permission mode, ..."""
+
+    status: str | None = None
+    permission_mode: str | None = None
+
+
+class SystemEvent(_Event, tag="system"):
+    """Another ``system`` frame, with all its data."""
+
+    subtype: str
+    data: dict[str, Any]
+
+
+class TextDeltaEvent(_Event, tag="textDelta"):
+    """A piece of streaming reply text. Consecutive deltas may arrive coalesced."""
+
+    text: str
+    index: int | None = None
+    parent_tool_use_id: str | None = None
+
+
+class ThinkingDeltaEvent(_Event, tag="thinkingDelta"):
+    """A piece of streaming thinking."""
+
+    thinking: str
+    index: int | None = None
+    parent_tool_use_id: str | None = None
+
+
+class ToolInputDeltaEvent(_Event, tag="toolInputDelta"):
+    """A piece of a tool call's JSON input as it streams."""
+
+    partial_json: str
+    index: int | None = None
+    parent_tool_use_id: str | None = None
+
+
+class AssistantTextEvent(_Event, tag="assistantText"):
+    """A complete text block of the assistant. ``aborted`` on an interrupted reply."""
+
+    text: str
+    message_id: str | None = None
+    parent_tool_use_id: str | None = None
+    aborted: bool = False
+
+
+class ThinkingEvent(_Event, tag="thinking"):
+    """A complete thinking block."""
+
+    thinking: str
+    message_id: str | None = None
+    parent_tool_use_id: str | None = None
+
+
+class ToolUseEvent(_Event, tag="toolUse"):
+    """The assistant calls a tool."""
+
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    message_id: str | None = None
+    parent_tool_use_id: str | None = None
+
+
+class ToolResultEvent(_Event, tag="toolResult"):
+    """A tool's result, as the model will see it."""
+
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    parent_tool_use_id: str | None = None
+    permission_decision: dict[str, Any] | None = None
+
+
+class UserTextEvent(_Event, tag="userText"):
+    """User-side text the CLI printed: a replay, or ``[Request interrupted by user]``."""
+
+    text: str
+    is_replay: bool = False
+
+
+class ResultEvent(_Event, tag="result"):
+    """One CLI result (a turn has one per user input)."""
+
+    subtype: str
+    is_error: bool
+    text: str | None = None
+    stop_reason: str | None = None
+    terminal_reason: str | None = None
+    api_error_status: int | None = None
+    total_cost_usd: float = 0.0
+    num_turns: int = 0
+    duration_ms: float = 0.0
+    usage: dict[str, Any] | None = None
+
+
+class CommandLifecycleEvent(_Event, tag="commandLifecycle"):
+    """A user input's lifecycle: queued, started, completed or cancelled."""
+
+    command_uuid: str
+    state: str
+
+
+class PermissionDeniedEvent(_Event, tag="permissionAutoDenied"):
+    """A permission prompt the bridge answered itself (client does not answer, or timeout)."""
+
+    request_id: str
+    tool_name: str
+    message: str
+
+
+class LaggedEvent(_Event, tag="lagged"):
+    """The client fell so far behind that ``missed`` events were dropped."""
+
+    missed: int
+
+
+class InvalidLineEvent(_Event, tag="invalidLine"):
+    """The CLI printed a line that is not JSON (reported, never fatal)."""
+
+    line: str
+    error: str
+
+
+class UnknownEvent(_Event, tag="unknown"):
+    """A CLI frame of a type the bridge does not model, with all its data."""
+
+    frame_type: str
+    frame: dict[str, Any]
+
+
+class RawEvent(_Event, tag="raw"):
+    """A CLI frame exactly as printed (sessions created with ``rawEvents: true``)."""
+
+    frame: dict[str, Any]
+
+
+Event = (
+    InitEvent
+    | StatusEvent
+    | SystemEvent
+    | TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolInputDeltaEvent
+    | AssistantTextEvent
+    | ThinkingEvent
+    | ToolUseEvent
+    | ToolResultEvent
+    | UserTextEvent
+    | ResultEvent
+    | CommandLifecycleEvent
+    | PermissionDeniedEvent
+    | LaggedEvent
+    | InvalidLineEvent
+    | UnknownEvent
+    | RawEvent
+)
+"""Every session event."""
+
+
+class EventParams(_Wire):
+    """``session/event`` notification params. ``seq`` counts 1, 2, 3, ... per session."""
+
+    session_id: str
+    seq: int
+    event: Event
+
+
+class ExitedParams(_Wire):
+    """``session/exited`` notification params: the session is gone."""
+
+    session_id: str
+    status: ExitStatus
+    reason: Literal["closed", "exited", "failed", "limit", "deadline", "shutdown"]
+    """``closed`` by session/close; ``exited`` on its own; ``failed`` crashed;
+    ``limit``/``deadline`` a limit tripped; ``shutdown`` the bridge is exiting."""
+    error: str | None = None
+
+
+class LogMessageParams(_Wire):
+    """``window/logMessage`` params (type: 1 error, 2 warning, 3 info, 4 log)."""
+
+    type: int
+    message: str
+
+
+class ProgressParams(_Wire):
+    """``$/progress`` params (LSP work-done progress for ``session/send``)."""
+
+    token: str | int
+    value: dict[str, Any]
+
+
+class CancelParams(_Wire):
+    """``$/cancelRequest`` params: the id of the request to cancel."""
+
+    id: str | int
+
+
+# --------------------------------------------------------------------------- the method table
+
+
+class Method(msgspec.Struct, frozen=True):
+    """One method of the protocol."""
+
+    name: str
+    direction: Literal["clientToServer", "serverToClient"]
+    kind: Literal["request", "notification"]
+    params: type | None
+    result: type | None
+    errors: tuple[int, ...] = ()
+    summary: str = ""
+    params_optional: bool = False
+
+
+_SESSION_ERRORS = (ErrorCode.INVALID_PARAMS, ErrorCode.SESSION_NOT_FOUND)
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        "initialize",
+        "clientToServer",
+        "request",
+        InitializeParams,
+        InitializeResult,
+        (ErrorCode.INVALID_PARAMS,),
+        "Start the connection; declare whether the client answers permission prompts.",
+        params_optional=True,
+    ),
+    Method(
+        "initialized",
+        "clientToServer",
+        "notification",
+        Empty,
+        None,
+        (),
+        "The client got the initialize result.",
+        params_optional=True,
+    ),
+    Method(
+        "shutdown",
+        "clientToServer",
+        "request",
+        None,
+        None,
+        (),
+        "Close every session (their processes are reaped); then only `exit` is accepted.",
+    ),
+    Method(
+        "exit",
+        "clientToServer",
+        "notification",
+        None,
+        None,
+        (),
+        "Exit the bridge (code 0 after shutdown, 1 without); sessions are closed first.",
+    ),
+    Method(
+        "session/create",
+        "clientToServer",
+        "request",
+        CreateParams,
+        CreateResult,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.CLI_NOT_FOUND, ErrorCode.PROCESS_FAILED),
+        "Spawn a CLI session and wait until it answered its handshake.",
+    ),
+    Method(
+        "session/send",
+        "clientToServer",
+        "request",
+        SendParams,
+        TurnResult,
+        (
+            *_SESSION_ERRORS,
+            ErrorCode.TURN_IN_FLIGHT,
+            ErrorCode.SESSION_CLOSED,
+            ErrorCode.BUDGET_EXCEEDED,
+            ErrorCode.LIMIT_EXCEEDED,
+            ErrorCode.DEADLINE_EXCEEDED,
+            ErrorCode.PROCESS_FAILED,
+        ),
+        "Run a turn; events stream as `session/event`; the result comes when the turn "
+        "ends. `$/cancelRequest` on it interrupts the turn (the result then has "
+        "`interrupted: true`).",
+    ),
+    Method(
+        "session/message",
+        "clientToServer",
+        "request",
+        MessageParams,
+        MessageResult,
+        (*_SESSION_ERRORS, ErrorCode.NOT_SENT, ErrorCode.SESSION_CLOSED),
+        "Write more input into the running turn; it gets its own result within the turn.",
+    ),
+    Method(
+        "session/interrupt",
+        "clientToServer",
+        "request",
+        InterruptParams,
+        InterruptResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "Stop the running turn and keep the process (harmless with no turn).",
+    ),
+    Method(
+        "session/respondPermission",
+        "clientToServer",
+        "request",
+        RespondPermissionParams,
+        Empty,
+        (*_SESSION_ERRORS, ErrorCode.UNKNOWN_REQUEST),
+        "Answer a permission request the client deferred.",
+    ),
+    Method(
+        "session/setModel",
+        "clientToServer",
+        "request",
+        SetModelParams,
+        SetModelResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "Switch the model for the next turns.",
+    ),
+    Method(
+        "session/setPermissionMode",
+        "clientToServer",
+        "request",
+        SetPermissionModeParams,
+        SetPermissionModeResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "Switch the permission mode.",
+    ),
+    Method(
+        "session/getContextUsage",
+        "clientToServer",
+        "request",
+        SessionParams,
+        ContextUsageResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "The CLI's context-window usage.",
+    ),
+    Method(
+        "session/status",
+        "clientToServer",
+        "request",
+        SessionParams,
+        SessionStatus,
+        _SESSION_ERRORS,
+        "Liveness, exit status, turn in flight, costs.",
+    ),
+    Method(
+        "session/list",
+        "clientToServer",
+        "request",
+        ListParams,
+        ListResult,
+        (),
+        "Every session of this connection, open or exited.",
+        params_optional=True,
+    ),
+    Method(
+        "session/close",
+        "clientToServer",
+        "request",
+        SessionParams,
+        CloseResult,
+        _SESSION_ERRORS,
+        "Close gracefully (stdin closed, then SIGTERM/SIGKILL to the process group); "
+        "returns the exit status. Closing an exited session returns its status again.",
+    ),
+    Method(
+        "$/cancelRequest",
+        "clientToServer",
+        "notification",
+        CancelParams,
+        None,
+        (),
+        "Cancel a request; on a pending `session/send` it interrupts the turn.",
+    ),
+    Method(
+        "session/event",
+        "serverToClient",
+        "notification",
+        EventParams,
+        None,
+        (),
+        "One typed session event.",
+    ),
+    Method(
+        "session/exited",
+        "serverToClient",
+        "notification",
+        ExitedParams,
+        None,
+        (),
+        "A session is gone; its terminal status.",
+    ),
+    Method(
+        "session/requestPermission",
+        "serverToClient",
+        "request",
+        PermissionParams,
+        PermissionDecision,
+        (),
+        "Ask the client whether a tool may run (only clients that declared "
+        "`initializationOptions.permissions: true`). An error response denies.",
+    ),
+    Method(
+        "window/logMessage",
+        "serverToClient",
+        "notification",
+        LogMessageParams,
+        None,
+        (),
+        "Bridge diagnostics.",
+    ),
+    Method(
+        "$/progress",
+        "serverToClient",
+        "notification",
+        ProgressParams,
+        None,
+        (),
+        "Turn progress for a `session/send` that carried a `workDoneToken`.",
+    ),
+)
+"""Every method of the protocol, in reference order."""
+
+METHODS_BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
