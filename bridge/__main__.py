@@ -77,10 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``claude-bridge`` command."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
-    if (
-        not args_list
-        or args_list[0].startswith("-")
-        and args_list[0] not in ("-h", "--help", "--version")
+    if not args_list or (
+        args_list[0].startswith("-") and args_list[0] not in ("-h", "--help", "--version")
     ):
         args_list.insert(0, "serve")
     args = parser.parse_args(args_list)

@@ -146,17 +146,18 @@ class Outbound:
                 params = wire.EventParams(item.session_id, seq, item.event)
                 out += frame(self._encoder.encode(_EventNotification(params)), framing)
             count += 1
+        self.written += count
         if count:
-            self.written += count
             self._space.set()
-            self._progress.set()
+        self._progress.set()
         return bytes(out)
 
     async def flush(self) -> None:
-        """Wait until everything queued so far has been written."""
-        await self.wait_written(self.enqueued)
-        while self._urgent and not self.broken:
-            await anyio.sleep(0)
+        """Wait until everything queued so far (urgent messages too) has been written."""
+        target = self.enqueued
+        while (self._urgent or self.written < target) and not self.broken:
+            self._progress = anyio.Event()
+            await self._progress.wait()
 
 
 def _merge(into: wire.Event | None, event: wire.Event) -> bool:

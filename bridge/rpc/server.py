@@ -153,6 +153,7 @@ class Bridge:
         self._session_ids = itertools.count(1)
         self._shutdown_requested = False
         self._read_scope = anyio.CancelScope()
+        self._idle = anyio.Event()
         self._cli_path: str | None = None
         self._cli_version: str | None = None
         self._cli_probe = anyio.Event()
@@ -177,7 +178,8 @@ class Bridge:
                     await self._close_all("shutdown", self.config.shutdown_grace)
                     with anyio.move_on_after(1.0):
                         while self._inflight:  # let requests answer (their sessions are gone)
-                            await anyio.sleep(0.01)
+                            self._idle = anyio.Event()
+                            await self._idle.wait()
                         await self.outbound.flush()
                 tg.cancel_scope.cancel()
         return self.exit_code
@@ -357,6 +359,8 @@ class Bridge:
                 body = self._error_body(msg_id, exc)
             finally:
                 self._inflight.pop(msg_id, None)
+                if not self._inflight:
+                    self._idle.set()
         if scope.cancelled_caught:
             body = self._error_body(
                 msg_id, RpcError(wire.ErrorCode.REQUEST_CANCELLED, f"{method} was cancelled")
@@ -489,8 +493,9 @@ class Bridge:
 
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
         """``session/create``."""
-        cwd = os.path.abspath(os.path.expanduser(params.cwd))
-        if not os.path.isdir(cwd):
+        path = await anyio.Path(params.cwd).expanduser()
+        cwd = str(await path.absolute())
+        if not await path.is_dir():
             raise RpcError(
                 wire.ErrorCode.INVALID_PARAMS,
                 f"invalid params for session/create: cwd {cwd} is not a directory",

@@ -48,7 +48,6 @@ class ErrorCode:
     UNKNOWN_REQUEST = -31010
     CONTROL_ERROR = -31011
     MESSAGE_TOO_LARGE = -31012
-    SHUTTING_DOWN = -31013
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -104,7 +103,6 @@ ERRORS: dict[int, tuple[str, str]] = {
         "MessageTooLarge",
         "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
     ),
-    ErrorCode.SHUTTING_DOWN: ("ShuttingDown", "`shutdown` was received; only `exit` is accepted."),
 }
 """Every error code: its name and when it is returned."""
 
