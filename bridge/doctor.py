@@ -1,0 +1,70 @@
+"""``claude-bridge doctor``: is everything in place to hold a session?
+
+Finds the CLI the way the bridge does, prints the bridge, CLI and Python
+versions, then spawns one session and reports whether the CLI answered its
+``initialize`` handshake (no model call is made). Exit status: 0 healthy,
+1 the CLI was found but a session did not start, 2 no usable CLI.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import anyio
+
+from . import __version__
+from .duplex import CliNotFound, DuplexError, DuplexOptions, DuplexSession, find_cli
+
+
+def _cli_version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, timeout=15, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc})"
+    return out.stdout.decode("utf-8", "replace").strip() or "unknown"
+
+
+async def _check_session(cli: str) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="claude-bridge-doctor-") as cwd:
+        options = DuplexOptions(
+            cli_path=cli,
+            cwd=cwd,
+            env={"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+            initialize_timeout=30.0,
+            close_grace=1.0,
+        )
+        started = time.monotonic()
+        try:
+            async with DuplexSession.spawn(options) as session:
+                elapsed = (time.monotonic() - started) * 1000
+                commands = session.server_info.get("commands")
+                count = len(commands) if isinstance(commands, list) else 0
+                pid = session.pid
+                closed = await session.close()
+        except DuplexError as exc:
+            return False, f"session did not start: {exc}"
+        return True, (
+            f"initialize answered in {elapsed:.0f} ms (pid {pid}, {count} slash commands); "
+            f"closed with {closed.exit_status.state}, reaped={closed.reaped}"
+        )
+
+
+def main(claude_path: str | None = None) -> int:
+    """Run the checks and print a report."""
+    print(f"claude-bridge {__version__}")
+    print(f"python        {platform.python_version()} ({sys.executable})")
+    print(f"platform      {platform.platform()}")
+    try:
+        cli = str(find_cli(claude_path))
+    except CliNotFound as exc:
+        print(f"claude CLI    NOT FOUND\n\nerror: {exc}", file=sys.stderr)
+        return 2
+    print(f"claude CLI    {cli}")
+    print(f"cli version   {_cli_version(cli)}")
+    ok, detail = anyio.run(_check_session, cli)
+    print(f"session       {'ok' if ok else 'FAILED'}: {detail}")
+    return 0 if ok else 1
