@@ -1,0 +1,112 @@
+"""The ``claude-bridge`` command: subcommands, help, CLI discovery errors, doctor, demo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bridge import doctor
+from bridge.duplex import discovery
+
+
+def run_bridge(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bridge", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.parametrize("command", ["serve", "schema", "doctor", "demo"])
+def test_every_subcommand_has_help(command: str) -> None:
+    done = run_bridge(command, "--help")
+    assert done.returncode == 0
+    assert f"claude-bridge {command}" in done.stdout
+
+
+def test_top_level_help_lists_the_subcommands() -> None:
+    done = run_bridge("--help")
+    assert done.returncode == 0
+    for command in ("serve", "schema", "doctor", "demo"):
+        assert command in done.stdout
+
+
+def test_no_subcommand_means_serve_and_end_of_input_exits_cleanly() -> None:
+    done = run_bridge()  # stdin is /dev/null: the server sees end of input at once
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr == ""
+
+
+def test_doctor_with_a_missing_explicit_path_exits_2_with_a_clear_error() -> None:
+    done = run_bridge("doctor", "--claude-path", "/nonexistent/claude")
+    assert done.returncode == 2
+    assert "/nonexistent/claude does not exist" in done.stderr
+    assert "pip install 'claude-duplex-bridge[cli]'" in done.stderr
+
+
+def test_doctor_with_a_non_executable_env_path_exits_2_and_does_not_fall_through(
+    tmp_path: Path,
+) -> None:
+    not_executable = tmp_path / "claude"
+    not_executable.write_text("#!/bin/sh\n")
+    env = {**os.environ, "CLAUDE_BRIDGE_CLAUDE": str(not_executable)}
+    done = run_bridge("doctor", env=env)
+    assert done.returncode == 2
+    assert "CLAUDE_BRIDGE_CLAUDE" in done.stderr
+    assert "not an executable file" in done.stderr
+
+
+def test_doctor_with_no_cli_anywhere_lists_every_place_tried(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.delenv("CLAUDE_BRIDGE_CLAUDE", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(discovery, "bundled_cli", lambda: None)
+    assert doctor.main(None) == 2
+    err = capsys.readouterr().err
+    for place in ("--claude-path", "CLAUDE_BRIDGE_CLAUDE", "`claude` on PATH", "claude-agent-sdk"):
+        assert place in err
+
+
+@pytest.mark.realcli
+def test_doctor_finds_the_bundled_cli_and_reports_its_version(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_BRIDGE_CLAUDE"}
+    env["PATH"] = str(tmp_path)  # no `claude` on PATH: the wheel's binary must be found
+    env["HOME"] = str(tmp_path)
+    done = run_bridge("doctor", env=env)
+    assert done.returncode == 0, done.stderr
+    bundled = discovery.bundled_cli()
+    assert bundled is not None
+    assert str(bundled) in done.stdout
+    assert "2.1.332" in done.stdout
+    assert "session       ok: initialize answered" in done.stdout
+    assert "reaped=True" in done.stdout
+
+
+@pytest.mark.realcli
+def test_demo_runs_a_whole_conversation_through_the_bridge() -> None:
+    done = run_bridge("demo")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Every word you see arrived as its own textDelta event." in out
+    assert "[permission] Claude asks to run Bash" in out
+    assert "hello.txt on disk says: 'written by Claude, through the bridge'" in out
+    assert "turn interrupted=True" in out
+    assert "Echo: Are you still there?" in out
+    assert "reaped=True" in out
+
+
+def test_demo_without_a_cli_exits_2(tmp_path: Path) -> None:
+    done = run_bridge("demo", "--claude-path", str(tmp_path / "missing"))
+    assert done.returncode == 2
+    assert "does not exist" in done.stderr
