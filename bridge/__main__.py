@@ -66,6 +66,20 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
         help="largest incoming message accepted (default 64 MiB)",
     )
     parser.add_argument(
+        "--warm-pool",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep N spare CLI processes ready per session key (default 0)",
+    )
+    parser.add_argument(
+        "--warm-idle",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="reap a spare unused this long (default 300)",
+    )
+    parser.add_argument(
         "--max-queued-events",
         type=int,
         default=4096,
@@ -89,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             claude_path=args.claude_path,
             max_message_bytes=args.max_message_bytes,
             max_queued_events=args.max_queued_events,
+            warm_pool=args.warm_pool,
+            warm_idle_timeout=args.warm_idle,
             handle_signals=True,
         )
         return serve_stdio(config, log_file=args.log_file, verbose=args.verbose)

@@ -48,6 +48,7 @@ from .permissions import (
     PermissionRequest,
     deny_all,
 )
+from .pool import WarmPool, pool_key
 from .process import ExitStatus
 from .session import (
     CloseResult,
@@ -117,7 +118,9 @@ __all__ = [
     "UnknownFrame",
     "UnknownRequest",
     "UserFrame",
+    "WarmPool",
     "bundled_cli",
     "deny_all",
     "find_cli",
+    "pool_key",
 ]

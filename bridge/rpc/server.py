@@ -17,6 +17,8 @@ bridge returns within a few seconds: no ``claude`` process outlives it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import itertools
 import logging
 import os
@@ -25,6 +27,7 @@ import subprocess
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -63,6 +66,10 @@ class BridgeConfig:
     kill_grace: float = 1.0
     shutdown_grace: float = 1.0
     handle_signals: bool = False
+    warm_pool: int = 0
+    """Spare CLI processes kept ready per session key (0: no pool)."""
+    warm_idle_timeout: float = 300.0
+    """Seconds an unused spare lives before it is reaped."""
     base_env: dict[str, str] | None = None
     """Environment the CLI children inherit (default: the bridge's own)."""
 
@@ -113,6 +120,23 @@ class _Entry:
     exited_sent: anyio.Event = field(default_factory=anyio.Event)
 
 
+class _PermissionRouter:
+    """A session's permission handler, bound to its entry when the session is handed out.
+
+    Warm spares are spawned before anyone asked for them, so the handler cannot
+    close over an entry; the bridge binds :attr:`entry` at ``session/create``.
+    """
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+        self.entry: _Entry | None = None
+
+    async def __call__(self, request: duplex.PermissionRequest) -> duplex.Decision:
+        if self.entry is None:
+            return duplex.Deny(message="the session has not been handed to a client yet")
+        return await self.bridge.decide_permission(self.entry, request)
+
+
 class _StartedFlag:
     """Wraps a TaskStatus to remember whether ``started`` was called."""
 
@@ -158,6 +182,7 @@ class Bridge:
         self._cli_version: str | None = None
         self._cli_probe = anyio.Event()
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {}
+        self.pool: duplex.WarmPool | None = None
         self._register()
 
     # ------------------------------------------------------------------ running
@@ -166,6 +191,9 @@ class Bridge:
         """Serve until end of input, ``exit`` or a signal; return the exit code."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            self.pool = duplex.WarmPool(
+                tg, size=self.config.warm_pool, idle_timeout=self.config.warm_idle_timeout
+            )
             tg.start_soon(self.outbound.run)
             tg.start_soon(self._probe_cli)
             if self.config.handle_signals:
@@ -175,6 +203,7 @@ class Bridge:
                     await self._read_loop()
             finally:
                 with anyio.CancelScope(shield=True):
+                    await self.pool.aclose()
                     await self._close_all("shutdown", self.config.shutdown_grace)
                     with anyio.move_on_after(1.0):
                         while self._inflight:  # let requests answer (their sessions are gone)
@@ -475,6 +504,12 @@ class Bridge:
         if options is not None:
             self.client_permissions = options.permissions
             self.permission_timeout = options.permission_timeout
+            warm = options.warm_pool
+            if warm is not None and self.pool is not None:
+                self.pool.size = warm.size
+                if warm.idle_timeout is not None:
+                    self.pool.idle_timeout = warm.idle_timeout
+                await self._prewarm(warm.presets)
         with anyio.move_on_after(3):
             await self._cli_probe.wait()
         return wire.InitializeResult(
@@ -488,11 +523,62 @@ class Bridge:
     async def shutdown(self, params: None) -> None:
         """``shutdown``: close every session; afterwards only ``exit`` is accepted."""
         self._shutdown_requested = True
+        if self.pool is not None:
+            await self.pool.aclose()
         await self._close_all("shutdown", self.config.shutdown_grace)
         return None
 
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
-        """``session/create``."""
+        """``session/create``: a warm spare when the pool has one, else a cold spawn."""
+        cli, cwd, options, key = await self._options(params)
+        session_id = f"s{next(self._session_ids)}-{uuid.uuid4().hex[:8]}"
+        budget = (
+            params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
+        )
+        warm = await self.pool.take(key) if self.pool is not None else None
+        session = warm if warm is not None else duplex.DuplexSession(options)
+        entry = _Entry(
+            id=session_id,
+            session=session,
+            sub=session.subscribe(raw=params.raw_events),
+            cwd=cwd,
+            cli_path=str(cli),
+            budget=budget,
+            permission_timeout=params.permission_timeout,
+            raw=params.raw_events,
+        )
+        router = session.options.permission_handler
+        assert isinstance(router, _PermissionRouter)
+        router.entry = entry
+        assert self._tg is not None
+        if warm is None:
+            await self._tg.start(self._run_session, entry)
+        else:
+            entry.started = True
+        self.sessions[session_id] = entry
+        self._tg.start_soon(self._pump, entry)
+        if self.pool is not None and self.pool.size:
+            self.pool.replenish(key, functools.partial(self._spare, options))
+        info = session.server_info
+        account = info.get("account")
+        return wire.CreateResult(
+            session_id=session_id,
+            pid=session.pid or 0,
+            cwd=cwd,
+            cli_path=str(cli),
+            model=session.model,
+            permission_mode=session.permission_mode,
+            commands=_dicts(info.get("commands")),
+            models=_dicts(info.get("models")),
+            account=account if isinstance(account, dict) else None,
+            initialize=info,
+            warm=warm is not None,
+        )
+
+    async def _options(
+        self, params: wire.CreateParams
+    ) -> tuple[Path, str, duplex.DuplexOptions, str]:
+        """Validate ``session/create`` params into spawn options and their pool key."""
         path = await anyio.Path(params.cwd).expanduser()
         cwd = str(await path.absolute())
         if not await path.is_dir():
@@ -502,11 +588,6 @@ class Bridge:
                 wire.ErrorData(kind="InvalidParams", path="$.cwd"),
             )
         cli = duplex.find_cli(params.claude_path or self.config.claude_path)
-        session_id = f"s{next(self._session_ids)}-{uuid.uuid4().hex[:8]}"
-        budget = (
-            params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
-        )
-        holder: list[_Entry] = []
         try:
             options = duplex.DuplexOptions(
                 cli_path=cli,
@@ -529,45 +610,34 @@ class Bridge:
                 extra_args=params.extra_args or (),
                 env={**(self.config.base_env or os.environ), **(params.env or {})},
                 inherit_env=False,
-                permission_handler=self._permission_handler(holder),
+                permission_handler=_PermissionRouter(self),
                 limits=_limits(params.limits),
                 subscriber_capacity=self.config.subscriber_capacity,
                 close_grace=self.config.close_grace,
                 kill_grace=self.config.kill_grace,
             )
-            options.argv(str(cli))  # validates tool names and modes before spawning
+            argv = options.argv(str(cli))  # validates tool names and modes before spawning
         except ValueError as exc:
             raise invalid_params("session/create", str(exc)) from None
-        session = duplex.DuplexSession(options)
-        entry = _Entry(
-            id=session_id,
-            session=session,
-            sub=session.subscribe(raw=params.raw_events),
-            cwd=cwd,
-            cli_path=str(cli),
-            budget=budget,
-            permission_timeout=params.permission_timeout,
-            raw=params.raw_events,
+        key = duplex.pool_key([*argv, repr(options.limits)], options.environ(), cwd)
+        return cli, cwd, options, key
+
+    def _spare(self, options: duplex.DuplexOptions) -> duplex.DuplexSession:
+        """A new session like ``options``, with its own permission router, for the pool."""
+        return duplex.DuplexSession(
+            dataclasses.replace(options, permission_handler=_PermissionRouter(self))
         )
-        holder.append(entry)
-        assert self._tg is not None
-        await self._tg.start(self._run_session, entry)
-        self.sessions[session_id] = entry
-        self._tg.start_soon(self._pump, entry)
-        info = session.server_info
-        account = info.get("account")
-        return wire.CreateResult(
-            session_id=session_id,
-            pid=session.pid or 0,
-            cwd=cwd,
-            cli_path=str(cli),
-            model=session.model,
-            permission_mode=session.permission_mode,
-            commands=_dicts(info.get("commands")),
-            models=_dicts(info.get("models")),
-            account=account if isinstance(account, dict) else None,
-            initialize=info,
-        )
+
+    async def _prewarm(self, presets: list[wire.CreateParams]) -> None:
+        """Start spares for the sessions a client said it will create."""
+        assert self.pool is not None
+        for preset in presets:
+            try:
+                _, _, options, key = await self._options(preset)
+            except (RpcError, duplex.DuplexError) as exc:
+                self.log_message(2, f"warm pool preset ignored: {exc}")
+                continue
+            self.pool.replenish(key, functools.partial(self._spare, options))
 
     async def send(self, params: wire.SendParams) -> wire.TurnResult:
         """``session/send``."""
@@ -799,59 +869,58 @@ class Bridge:
 
     # ------------------------------------------------------------------ permissions
 
-    def _permission_handler(self, holder: list[_Entry]) -> duplex.PermissionHandler:
-        async def handle(request: duplex.PermissionRequest) -> duplex.Decision:
-            entry = holder[0]
-            if not self.client_permissions:
-                return await self._auto_deny(
-                    entry,
-                    request,
-                    f"{request.tool_name} was denied: the client does not answer "
-                    "permission requests (initializationOptions.permissions is not true)",
-                )
-            timeout = entry.permission_timeout
-            if timeout is None:
-                timeout = self.permission_timeout
-            params = wire.PermissionParams(
-                session_id=entry.id,
-                request_id=request.request_id,
-                tool_name=request.tool_name,
-                input=request.input,
-                display_name=request.display_name,
-                tool_use_id=request.tool_use_id,
-                description=request.description,
-                suggestions=request.suggestions,
-                blocked_path=request.blocked_path,
-                decision_reason=request.decision_reason,
-                requires_user_interaction=request.requires_user_interaction,
+    async def decide_permission(
+        self, entry: _Entry, request: duplex.PermissionRequest
+    ) -> duplex.Decision:
+        """Ask the client (or deny for it) whether a tool may run."""
+        if not self.client_permissions:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client does not answer "
+                "permission requests (initializationOptions.permissions is not true)",
             )
-            try:
-                with anyio.fail_after(timeout) if timeout is not None else _nothing():
-                    raw = await self.request_client("session/requestPermission", params)
-            except TimeoutError:
-                return await self._auto_deny(
-                    entry,
-                    request,
-                    f"{request.tool_name} was denied: no answer within {timeout:g} s",
-                )
-            except Exception as exc:  # an error response from the client denies
-                return await self._auto_deny(
-                    entry,
-                    request,
-                    f"{request.tool_name} was denied: the client answered "
-                    f"the permission request with an error: {exc}",
-                )
-            try:
-                decision = msgspec.convert(raw, wire.PermissionDecision)
-            except msgspec.ValidationError as exc:
-                return await self._auto_deny(
-                    entry,
-                    request,
-                    f"{request.tool_name} was denied: the client's decision was invalid: {exc}",
-                )
-            return _decision(decision)
-
-        return handle
+        timeout = entry.permission_timeout
+        if timeout is None:
+            timeout = self.permission_timeout
+        params = wire.PermissionParams(
+            session_id=entry.id,
+            request_id=request.request_id,
+            tool_name=request.tool_name,
+            input=request.input,
+            display_name=request.display_name,
+            tool_use_id=request.tool_use_id,
+            description=request.description,
+            suggestions=request.suggestions,
+            blocked_path=request.blocked_path,
+            decision_reason=request.decision_reason,
+            requires_user_interaction=request.requires_user_interaction,
+        )
+        try:
+            with anyio.fail_after(timeout) if timeout is not None else _nothing():
+                raw = await self.request_client("session/requestPermission", params)
+        except TimeoutError:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: no answer within {timeout:g} s",
+            )
+        except Exception as exc:  # an error response from the client denies
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client answered "
+                f"the permission request with an error: {exc}",
+            )
+        try:
+            decision = msgspec.convert(raw, wire.PermissionDecision)
+        except msgspec.ValidationError as exc:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client's decision was invalid: {exc}",
+            )
+        return _decision(decision)
 
     async def _auto_deny(
         self, entry: _Entry, request: duplex.PermissionRequest, message: str

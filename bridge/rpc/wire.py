@@ -141,6 +141,23 @@ class InitializationOptions(_Wire):
     permission prompt is denied and the client is never asked."""
     permission_timeout: float | None = None
     """Seconds to wait for a permission answer before denying (default: wait forever)."""
+    warm_pool: WarmPoolOptions | None = None
+    """Keep spare CLI processes ready so that ``session/create`` answers in milliseconds."""
+
+
+class WarmPoolOptions(_Wire):
+    """The warm pool: spare, already-initialized CLI processes per session key.
+
+    A key is everything that fixes a process at spawn (CLI, flags, environment,
+    cwd): a ``session/create`` whose params give the same key as a spare takes
+    it at once (``warm: true`` in its result) and a new spare is started."""
+
+    size: int = 1
+    """Spares per key (0 turns the pool off)."""
+    idle_timeout: float | None = None
+    """Seconds an unused spare lives before it is reaped (default 300)."""
+    presets: list[CreateParams] = []
+    """``session/create`` params to warm up now, before the first create."""
 
 
 class InitializeParams(_Wire):
@@ -259,6 +276,8 @@ class CreateResult(_Wire):
     account: dict[str, Any] | None = None
     initialize: dict[str, Any] = {}
     """The CLI's full ``initialize`` answer."""
+    warm: bool = False
+    """True when a warm spare from the pool was handed out (no spawn wait)."""
 
 
 # --------------------------------------------------------------------------- turns
@@ -690,7 +709,7 @@ class Method(msgspec.Struct, frozen=True):
     """One method of the protocol."""
 
     name: str
-    direction: Literal["clientToServer", "serverToClient"]
+    direction: Literal["clientToServer", "serverToClient", "both"]
     kind: Literal["request", "notification"]
     params: type | None
     result: type | None
@@ -853,12 +872,14 @@ METHODS: tuple[Method, ...] = (
     ),
     Method(
         "$/cancelRequest",
-        "clientToServer",
+        "both",
         "notification",
         CancelParams,
         None,
         (),
-        "Cancel a request; on a pending `session/send` it interrupts the turn.",
+        "Cancel a request. From the client: on a pending `session/send` it interrupts the "
+        "turn, any other request answers RequestCancelled. From the bridge: a "
+        "`session/requestPermission` is no longer wanted (it timed out or its turn ended).",
     ),
     Method(
         "session/event",

@@ -1,0 +1,124 @@
+"""WarmPool: spare sessions spawned ahead of need, so a new session starts in milliseconds.
+
+Starting a CLI and waiting for its handshake costs about half a second. A pool
+keeps ``size`` spare sessions per *key* — a string naming everything that fixes
+a process at spawn (CLI path, argv, environment, working directory) — already
+spawned and initialized. :meth:`take` hands one out at once; the caller then
+calls :meth:`replenish` so the next one is warm too. A spare unused for
+``idle_timeout`` seconds is closed and reaped. Spares are ordinary sessions run
+by the pool's task group: closing the pool closes them all.
+
+    pool = WarmPool(task_group, size=1, idle_timeout=300)
+    session = await pool.take(key) or await start_cold()
+    pool.replenish(key, make_session)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+
+import anyio
+from anyio.abc import TaskGroup
+
+from .errors import DuplexError
+from .session import DuplexSession
+
+__all__ = ["WarmPool", "pool_key"]
+
+log = logging.getLogger("bridge.duplex.pool")
+
+
+def pool_key(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
+    """A stable key for everything that fixes a CLI process at spawn."""
+    blob = json.dumps([list(argv), sorted(env.items()), cwd], separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+class _Spare:
+    def __init__(self, session: DuplexSession) -> None:
+        self.session = session
+        self.taken = anyio.Event()
+
+
+class WarmPool:
+    """Spare, initialized sessions keyed by their spawn options."""
+
+    def __init__(self, task_group: TaskGroup, *, size: int, idle_timeout: float = 300.0) -> None:
+        if size < 0:
+            raise ValueError("size must not be negative")
+        self._tg = task_group
+        self.size = size
+        self.idle_timeout = idle_timeout
+        self._ready: dict[str, list[_Spare]] = {}
+        self._starting: dict[str, int] = {}
+        self._closed = False
+        self.hits = 0
+        self.misses = 0
+
+    def spares(self, key: str | None = None) -> int:
+        """Spares ready (for ``key``, or in all)."""
+        if key is not None:
+            return len(self._ready.get(key, []))
+        return sum(len(v) for v in self._ready.values())
+
+    async def take(self, key: str) -> DuplexSession | None:
+        """A ready spare for ``key``, or None (then start one cold)."""
+        ready = self._ready.get(key, [])
+        while ready:
+            spare = ready.pop()
+            if spare.session.is_open:
+                spare.taken.set()
+                self.hits += 1
+                return spare.session
+        self.misses += 1
+        return None
+
+    def replenish(self, key: str, make: Callable[[], DuplexSession]) -> None:
+        """Start spares for ``key`` until ``size`` are ready or starting."""
+        if self._closed or self.size == 0:
+            return
+        have = len(self._ready.get(key, [])) + self._starting.get(key, 0)
+        for _ in range(self.size - have):
+            self._starting[key] = self._starting.get(key, 0) + 1
+            self._tg.start_soon(self._keep, key, make())
+
+    async def _keep(self, key: str, session: DuplexSession) -> None:
+        spare = _Spare(session)
+        try:
+            async with anyio.create_task_group() as tg:
+                try:
+                    await tg.start(session.run)
+                finally:
+                    self._starting[key] = self._starting.get(key, 1) - 1
+                if self._closed:
+                    await session.close(grace=0)
+                    return
+                self._ready.setdefault(key, []).append(spare)
+                with anyio.move_on_after(self.idle_timeout):
+                    await spare.taken.wait()
+                if not spare.taken.is_set():  # idle too long: reap it
+                    with contextlib.suppress(ValueError):
+                        self._ready.get(key, []).remove(spare)
+                    await session.close(grace=0.5)
+        except DuplexError as exc:
+            log.warning("a warm spare failed to start: %s", exc)
+        except Exception:
+            log.exception("a warm spare ended with an error")
+
+    async def aclose(self) -> None:
+        """Close every spare that was not taken, and start no more."""
+        self._closed = True
+        spares = [s for ready in self._ready.values() for s in ready]
+        self._ready.clear()
+        async with anyio.create_task_group() as tg:
+            for spare in spares:
+                tg.start_soon(_close_quietly, spare.session)
+
+
+async def _close_quietly(session: DuplexSession) -> None:
+    with contextlib.suppress(DuplexError):
+        await session.close(grace=0.5, kill_grace=1.0)
