@@ -1,0 +1,630 @@
+"""DuplexSession against the real ``claude`` binary, run offline against the fake Messages API.
+
+Every test asserts on an effect the outside world can see: a file a Bash
+command made (or did not), what the fake API received (the conversation, the
+tool results the model saw), the CLI's own frames, the process table. None
+waits by sleeping; every wait is bounded by ``anyio.fail_after``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import textwrap
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.duplex import (
+    Allow,
+    CliNotFound,
+    CommandLifecycle,
+    Decision,
+    Defer,
+    Deny,
+    DuplexOptions,
+    DuplexSession,
+    HookMatcher,
+    McpServer,
+    PermissionDeferred,
+    PermissionRequest,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemStatus,
+)
+from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+
+pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
+
+Options = Callable[..., DuplexOptions]
+OpenSession = Callable[[DuplexOptions], AbstractAsyncContextManager[DuplexSession]]
+
+MADE_BY_BASH = "made-by-bash"  # what the fake API's USE_BASH command touches in the cwd
+WAIT = 30.0  # bound of every wait on the CLI (a turn here takes well under a second)
+
+
+async def allow_all(request: PermissionRequest) -> Decision:
+    return Allow()
+
+
+def texts_of(message: dict[str, Any]) -> str:
+    """The text of one Messages API message (string content or blocks; tool results
+    included, the CLI's ``<system-reminder>`` blocks left out)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content or []:
+        if isinstance(block, dict):
+            text = str(block.get("text", ""))
+            if block.get("type") == "text" and not text.lstrip().startswith("<system-reminder>"):
+                parts.append(text)
+            elif block.get("type") == "tool_result":
+                inner = block.get("content")
+                parts.append(inner if isinstance(inner, str) else json.dumps(inner))
+    return "\n".join(parts)
+
+
+def conversation(api: FakeMessagesAPI, index: int) -> list[tuple[str, str]]:
+    """(role, text) of the user and assistant messages of the ``index``-th main request the
+    API received (system-role reminders left out)."""
+    body = api.messages_requests()[index].body
+    return [
+        (str(m["role"]), texts_of(m))
+        for m in body["messages"]
+        if m.get("role") in ("user", "assistant")
+    ]
+
+
+def proc_entry_exists(pid: int) -> bool:
+    """True while ``pid`` is in the process table (running or a zombie)."""
+    return os.path.exists(f"/proc/{pid}")
+
+
+def group_members(pgid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process in group ``pgid``, zombies included, from /proc."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[-1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            members.append((int(entry), fields[0].decode()))
+    return members
+
+
+# ---------------------------------------------------------------- turns
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_multi_turn_keeps_context_on_one_process(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    asked: list[str] = []
+
+    async def handler(request: PermissionRequest) -> Decision:
+        asked.append(request.tool_name)
+        return Allow()
+
+    async with open_session(make_options(permission_handler=handler)) as session:
+        pid = session.pid
+        with anyio.fail_after(WAIT):
+            first = await session.send("hello there")
+        assert first.text == "Echo: hello there"
+        with anyio.fail_after(WAIT):
+            second = await session.send("please USE_BASH now")
+        assert session.pid == pid
+        assert asked == ["Bash"]
+        assert (project_dir / MADE_BY_BASH).exists()
+        assert second.text == "Tool finished: hello-from-bash"
+        with anyio.fail_after(WAIT):
+            third = await session.send("and what did you do?")
+        assert session.pid == pid
+        assert third.text == "Echo: and what did you do?"
+        assert first.session_id == second.session_id == third.session_id is not None
+
+    # The second call the model got carries the first turn's exchange: same conversation.
+    assert conversation(fake_api, 0)[-1] == ("user", "hello there")
+    history = conversation(fake_api, 1)
+    assert ("assistant", "Echo: hello there") in history
+    assert any(role == "user" and "hello there" in text for role, text in history)
+    assert "USE_BASH" in history[-1][1]
+    # ... and the last one carries both earlier turns, tool round trip included.
+    last = conversation(fake_api, -1)
+    assert ("assistant", "Echo: hello there") in last
+    assert any("hello-from-bash" in text for role, text in last if role == "user")
+    assert last[-1] == ("user", "and what did you do?")
+
+
+async def test_partial_text_streams_to_a_subscriber_before_the_result(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    words = [f"part{i} " for i in range(8)]
+    fake_api.enqueue(Text("".join(words), delay=0.05))  # one word per delta, 50 ms apart
+    async with open_session(make_options(include_partial_messages=True)) as session:
+        sub = session.subscribe()
+        deltas: list[str] = []
+        in_flight_at_first_delta: list[bool] = []
+
+        async def watch() -> None:
+            async for event in sub:
+                if isinstance(event, StreamEvent) and event.text_delta is not None:
+                    if not deltas:
+                        in_flight_at_first_delta.append(session.turn_in_flight)
+                    deltas.append(event.text_delta)
+                elif isinstance(event, ResultFrame):
+                    return
+
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch)
+                result = await session.send("stream to me")
+    assert result.text == "".join(words)
+    assert deltas == words  # every delta, in order, all before the result frame
+    assert in_flight_at_first_delta == [True]  # seen while the turn was still running
+
+
+# ---------------------------------------------------------------- permissions
+
+
+async def test_permission_allowed_runs_the_tool(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    requests: list[PermissionRequest] = []
+    written: list[dict[str, Any]] = []
+
+    async def handler(request: PermissionRequest) -> Decision:
+        requests.append(request)
+        return Allow()
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+
+    async with open_session(make_options(permission_handler=handler, tap=tap)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    assert [r.tool_name for r in requests] == ["Bash"]
+    assert "made-by-bash" in requests[0].input["command"]
+    # What the CLI was told: allow, with the input it asked about (older CLIs reject an
+    # allow without updatedInput; 2.1.332 tolerates it, so check the wire as well).
+    [answer] = [
+        f["response"]
+        for f in written
+        if f["type"] == "control_response" and f["response"]["request_id"] == requests[0].request_id
+    ]
+    assert answer["response"] == {"behavior": "allow", "updatedInput": requests[0].input}
+    assert (project_dir / MADE_BY_BASH).exists()
+    [seen] = fake_api.tool_results()
+    assert seen["content"] == "hello-from-bash" and not seen["is_error"]
+    assert result.text == "Tool finished: hello-from-bash"
+    assert not result.is_error
+
+
+async def test_permission_denied_keeps_the_tool_from_running(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    async def handler(request: PermissionRequest) -> Decision:
+        return Deny(message="the host says no to Bash today")
+
+    async with open_session(make_options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    assert not (project_dir / MADE_BY_BASH).exists()
+    [seen] = fake_api.tool_results()
+    assert seen["is_error"]
+    assert "the host says no to Bash today" in seen["content"]
+    assert [d["tool_name"] for d in result.results[-1].permission_denials] == ["Bash"]
+
+
+async def test_permission_allowed_with_rewritten_input_runs_the_rewrite(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    async def handler(request: PermissionRequest) -> Decision:
+        return Allow(updated_input={**request.input, "command": "echo rewritten-by-host"})
+
+    async with open_session(make_options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    [seen] = fake_api.tool_results()
+    assert seen["content"] == "rewritten-by-host" and not seen["is_error"]
+    assert not (project_dir / MADE_BY_BASH).exists()  # the original command never ran
+    assert result.text == "Tool finished: rewritten-by-host"
+
+
+async def test_deferred_permission_answered_later_from_another_task(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    async def handler(request: PermissionRequest) -> Decision:
+        return Defer()
+
+    async with open_session(make_options(permission_handler=handler)) as session:
+        sub = session.subscribe()
+        answered: list[str] = []
+
+        async def answer_when_asked() -> None:
+            async for event in sub:
+                if isinstance(event, PermissionDeferred):
+                    request_id = event.request.request_id
+                    # The CLI is waiting: nothing ran yet, and the request is pending.
+                    assert not (project_dir / MADE_BY_BASH).exists()
+                    assert [p.request_id for p in session.pending_permissions()] == [request_id]
+                    session.respond_to_permission(request_id, Allow())
+                    answered.append(request_id)
+                    return
+
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(answer_when_asked)
+                result = await session.send("please USE_BASH now")
+        assert len(answered) == 1
+        assert session.pending_permissions() == []
+    assert (project_dir / MADE_BY_BASH).exists()
+    assert fake_api.tool_results()[0]["content"] == "hello-from-bash"
+    assert result.text == "Tool finished: hello-from-bash"
+
+
+async def test_ask_user_question_answered_through_the_permission_handler(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    asked: list[PermissionRequest] = []
+
+    async def handler(request: PermissionRequest) -> Decision:
+        asked.append(request)
+        if request.tool_name != "AskUserQuestion":
+            return Deny()
+        answers = {q["question"]: q["options"][1]["label"] for q in request.input["questions"]}
+        return Allow(updated_input={**request.input, "answers": answers})
+
+    async with open_session(make_options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("ASKQ")
+    assert [r.tool_name for r in asked] == ["AskUserQuestion"]
+    assert asked[0].requires_user_interaction
+    [seen] = fake_api.tool_results()
+    assert not seen["is_error"]
+    assert '"Which colour?"="Blue"' in seen["content"]
+    assert '"Which colour?"="Blue"' in result.text
+
+
+# ---------------------------------------------------------------- interrupts and live messages
+
+
+async def test_interrupt_during_a_slow_reply_then_the_next_turn_on_the_same_process(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    async with open_session(make_options(include_partial_messages=True)) as session:
+        pid = session.pid
+        sub = session.subscribe()
+        started = anyio.current_time()
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+                outcome: dict[str, Any] = {}
+
+                async def run() -> None:
+                    outcome["result"] = await session.send("SLOW essay please")
+
+                tg.start_soon(run)
+                async for event in sub:  # the reply is streaming: interrupt it
+                    if isinstance(event, StreamEvent) and event.text_delta:
+                        break
+                interrupted = await session.interrupt()
+        elapsed = anyio.current_time() - started
+        result = outcome["result"]
+        assert interrupted.still_queued == []
+        assert result.interrupted
+        assert "word299" not in result.text
+        assert elapsed < 10  # the SLOW reply alone streams for 15 s
+        with anyio.fail_after(WAIT):
+            after = await session.send("after the interrupt")
+        assert after.text == "Echo: after the interrupt"
+        assert not after.interrupted
+        assert session.pid == pid
+
+
+async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    async with open_session(make_options(include_partial_messages=True)) as session:
+        pid = session.pid
+        sub = session.subscribe()
+        outcome: dict[str, Any] = {}
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+
+                async def run() -> None:
+                    outcome["result"] = await session.send("SLOW essay please")
+
+                tg.start_soon(run)
+                async for event in sub:
+                    if isinstance(event, StreamEvent) and event.text_delta:
+                        break
+                receipt = await session.send_message("queued behind the essay")
+                async for event in sub:  # the CLI has taken it into its queue
+                    if isinstance(event, CommandLifecycle) and event.command_uuid == receipt.uuid:
+                        assert event.state == "queued"
+                        break
+                interrupted = await session.interrupt()
+        result = outcome["result"]
+        assert interrupted.still_queued == [receipt.uuid]
+        assert interrupted.cancelled == []
+        assert result.interrupted
+        assert result.command_uuids[1] == receipt.uuid
+        assert len(result.results) == 2
+        assert result.results[0].is_error  # the essay was cut short
+        assert result.results[-1].result == "Echo: queued behind the essay"
+        assert session.pid == pid
+
+
+async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(Text("".join(f"w{i} " for i in range(20)), delay=0.05))  # about 1 s
+    async with open_session(make_options(include_partial_messages=True)) as session:
+        pid = session.pid
+        sub = session.subscribe()
+        states: list[tuple[str, str]] = []
+        outcome: dict[str, Any] = {}
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+
+                async def run() -> None:
+                    outcome["result"] = await session.send("first, slowly")
+
+                tg.start_soon(run)
+                receipt = None
+                async for event in sub:
+                    if isinstance(event, CommandLifecycle):
+                        states.append((event.command_uuid, event.state))
+                    if receipt is None and isinstance(event, StreamEvent) and event.text_delta:
+                        receipt = await session.send_message("and a follow-up")
+                    if receipt is not None and (receipt.uuid, "completed") in states:
+                        break
+        result = outcome["result"]
+        assert receipt is not None
+        assert session.pid == pid
+        first_uuid = result.command_uuids[0]
+        assert result.command_uuids == [first_uuid, receipt.uuid]
+        mine = [state for uuid, state in states if uuid == receipt.uuid]
+        assert mine == ["queued", "started", "completed"]
+        # The follow-up started only once the first command completed.
+        assert states.index((first_uuid, "completed")) < states.index((receipt.uuid, "started"))
+        assert [r.result for r in result.results] == [
+            "".join(f"w{i} " for i in range(20)),
+            "Echo: and a follow-up",
+        ]
+        assert result.text == "Echo: and a follow-up"
+        assert len({r.session_id for r in result.results}) == 1
+    assert conversation(fake_api, -1)[-1] == ("user", "and a follow-up")
+
+
+# ---------------------------------------------------------------- control requests
+
+
+async def test_set_model_shows_in_the_next_turns_init(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    async with open_session(make_options()) as session:
+        with anyio.fail_after(WAIT):
+            before = await session.send("before")
+            await session.set_model("claude-haiku-4-5")
+            after = await session.send("after")
+    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
+    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
+    assert init_before.model != "claude-haiku-4-5"
+    assert init_after.model == "claude-haiku-4-5"
+    assert fake_api.messages_requests()[-1].body["model"] == "claude-haiku-4-5"
+
+
+async def test_set_permission_mode_shows_in_status_and_the_next_init(
+    make_options: Options, open_session: OpenSession
+) -> None:
+    async with open_session(make_options()) as session:
+        sub = session.subscribe()
+        with anyio.fail_after(WAIT):
+            before = await session.send("before")
+            response = await session.set_permission_mode("acceptEdits")
+            async for event in sub:
+                if isinstance(event, SystemStatus) and event.permission_mode == "acceptEdits":
+                    break
+            after = await session.send("after")
+    assert response == {"mode": "acceptEdits"}
+    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
+    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
+    assert init_before.permission_mode == "default"
+    assert init_after.permission_mode == "acceptEdits"
+
+
+async def test_get_context_usage_returns_the_clis_report(
+    make_options: Options, open_session: OpenSession
+) -> None:
+    async with open_session(make_options()) as session:
+        with anyio.fail_after(WAIT):
+            empty = await session.get_context_usage()
+            result = await session.send("x" * 4000)  # about 1000 tokens of user message
+            usage = await session.get_context_usage()
+    assert empty["messageBreakdown"]["userMessageTokens"] == 0
+    assert empty["apiUsage"] is None
+    assert usage["maxTokens"] > usage["totalTokens"] > 0
+    assert "System prompt" in {c["name"] for c in usage["categories"]}
+    assert usage["messageBreakdown"]["userMessageTokens"] >= 1000
+    # The usage the fake API reported for the turn is what the CLI accounts.
+    assert result.usage is not None
+    assert usage["apiUsage"]["input_tokens"] == result.usage["input_tokens"] > 1000
+
+
+async def test_api_error_gives_an_error_result_and_exit_code_1(
+    make_options: Options, open_session: OpenSession
+) -> None:
+    async with open_session(make_options()) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("API_ERROR please")
+        assert result.is_error
+        assert result.api_error_status == 400
+        assert result.terminal_reason == "api_error"
+        assert "fake API says the request is invalid" in result.text
+        closed = await session.close()
+    assert closed.reaped
+    assert closed.exit_status.state == "failed"
+    assert closed.exit_status.code == 1
+    assert session.exit_status.code == 1
+
+
+# ---------------------------------------------------------------- hooks and MCP
+
+
+async def test_hook_callback_round_trip(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
+) -> None:
+    calls: list[tuple[dict[str, Any], str | None]] = []
+
+    async def pre_tool_use(hook_input: dict[str, Any], tool_use_id: str | None) -> dict[str, Any]:
+        calls.append((hook_input, tool_use_id))
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": "context-added-by-the-host-hook",
+            }
+        }
+
+    options = make_options(
+        permission_handler=allow_all,
+        hooks=[HookMatcher(event="PreToolUse", matcher="Bash", callbacks=[pre_tool_use])],
+    )
+    async with open_session(options) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    assert result.text == "Tool finished: hello-from-bash"
+    [(hook_input, tool_use_id)] = calls
+    assert hook_input["hook_event_name"] == "PreToolUse"
+    assert hook_input["tool_name"] == "Bash"
+    assert "made-by-bash" in hook_input["tool_input"]["command"]
+    [seen] = fake_api.tool_results()
+    assert tool_use_id == seen["tool_use_id"]
+    # The CLI took the hook's output: its additional context reached the model.
+    after_tool = json.dumps(fake_api.messages_requests()[-1].body)
+    assert "context-added-by-the-host-hook" in after_tool
+    assert "context-added-by-the-host-hook" not in json.dumps(fake_api.messages_requests()[0].body)
+
+
+async def test_host_mcp_tool_is_listed_and_called_by_the_model(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    editor = McpServer("editor")
+    calls: list[dict[str, Any]] = []
+
+    @editor.tool(
+        "open_buffers",
+        "List open editor buffers",
+        {"type": "object", "properties": {"pattern": {"type": "string"}}},
+    )
+    async def open_buffers(args: dict[str, Any]) -> str:
+        calls.append(args)
+        return "main.py, README.md"
+
+    asked: list[str] = []
+
+    async def handler(request: PermissionRequest) -> Decision:
+        asked.append(request.tool_name)
+        return Allow()
+
+    fake_api.enqueue(
+        Reply([Text("Looking. "), ToolUse("mcp__editor__open_buffers", {"pattern": "*.py"})])
+    )
+    options = make_options(permission_handler=handler, mcp_servers={"editor": editor})
+    async with open_session(options) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("which buffers are open?")
+            status = await session.mcp_status()
+    assert calls == [{"pattern": "*.py"}]
+    assert asked == ["mcp__editor__open_buffers"]
+    [seen] = fake_api.tool_results()
+    assert seen["content"] == "main.py, README.md" and not seen["is_error"]
+    assert result.text == "Tool finished: main.py, README.md"
+    [server] = [s for s in status["mcpServers"] if s["name"] == "editor"]
+    assert server["status"] == "connected"
+    assert [t["name"] for t in server["tools"]] == ["open_buffers"]
+    [init] = [e for e in result.events if isinstance(e, SystemInit)]
+    assert "mcp__editor__open_buffers" in init.tools
+
+
+# ---------------------------------------------------------------- process lifecycle
+
+_GRANDCHILD_MCP = textwrap.dedent(
+    """
+    import json, subprocess, sys
+    child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(sys.argv[1], "w") as f:
+        f.write(str(child.pid))
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        if msg.get("method") == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"],
+                      "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "grandchild", "version": "1"}}
+        else:
+            result = {"tools": []}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+    """
+)
+
+
+async def test_close_reaps_the_cli_and_leaves_no_process_of_its_group(
+    make_options: Options, open_session: OpenSession, tmp_path: Path
+) -> None:
+    # A stdio MCP server the CLI starts in its own process group, which starts a
+    # `sleep` that outlives it: only a kill of the whole group ends that sleep.
+    script = tmp_path / "grandchild_mcp.py"
+    script.write_text(_GRANDCHILD_MCP)
+    pidfile = tmp_path / "grandchild.pid"
+    server = {"command": sys.executable, "args": [str(script), str(pidfile)]}
+    config = {"mcpServers": {"grandchild": server}}
+    async with open_session(make_options(mcp_config=config)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("hello")
+        [init] = [e for e in result.events if isinstance(e, SystemInit)]
+        assert {"name": "grandchild", "status": "connected"}.items() <= init.mcp_servers[0].items()
+        pid = session.pid
+        assert pid is not None
+        grandchild = int(pidfile.read_text())
+        assert grandchild in {member for member, _ in group_members(pid)}
+        pidfd = os.pidfd_open(grandchild)
+        try:
+            closed = await session.close()
+            with anyio.fail_after(5):  # the group kill ends it, or this times out
+                await anyio.wait_readable(pidfd)
+        finally:
+            os.close(pidfd)
+    assert closed.reaped
+    assert closed.exit_status.state == "completed"
+    assert not proc_entry_exists(pid)  # the CLI itself was reaped, not left a zombie
+    assert [m for m in group_members(pid) if m[1] not in ("Z", "X")] == []
+
+
+async def test_missing_or_non_executable_cli_path_raises_cli_not_found(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-claude"
+    with pytest.raises(CliNotFound) as info:
+        async with DuplexSession.spawn(DuplexOptions(cli_path=missing)):
+            pytest.fail("a session started without a CLI")
+    assert str(missing) in info.value.tried
+
+    plain = tmp_path / "claude"
+    plain.write_text("#!/bin/sh\nexit 0\n")
+    plain.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    with pytest.raises(CliNotFound, match="not an executable"):
+        async with DuplexSession.spawn(DuplexOptions(cli_path=plain)):
+            pytest.fail("a session started on a file that cannot run")
