@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import sys
 import textwrap
@@ -608,6 +609,10 @@ async def test_close_reaps_the_cli_and_leaves_no_process_of_its_group(
             with anyio.fail_after(5):  # the group kill ends it, or this times out
                 await anyio.wait_readable(pidfd)
         finally:
+            try:  # a failed test must not leave the sleep behind either
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             os.close(pidfd)
     assert closed.reaped
     assert closed.exit_status.state == "completed"
