@@ -121,6 +121,7 @@ class ErrorData(_Wire):
     limit: str | None = None
     """For LimitExceeded / DeadlineExceeded: which limit."""
     session_id: str | None = None
+    """For SessionNotFound: the id that was asked for."""
 
 
 # --------------------------------------------------------------------------- lifecycle
@@ -130,7 +131,9 @@ class ClientInfo(_Wire):
     """The client's name and version (informative)."""
 
     name: str
+    """The client's name."""
     version: str | None = None
+    """The client's version."""
 
 
 class InitializationOptions(_Wire):
@@ -164,35 +167,48 @@ class InitializeParams(_Wire):
     """``initialize`` params (the LSP shape; unknown members are ignored)."""
 
     process_id: int | None = None
+    """The client's process id (informative)."""
     client_info: ClientInfo | None = None
+    """Who the client is (informative)."""
     capabilities: dict[str, Any] = {}
+    """LSP client capabilities; accepted and ignored."""
     initialization_options: InitializationOptions | None = None
+    """The bridge's own options, above all ``permissions``."""
 
 
 class ServerInfo(_Wire):
     """The bridge's name and version."""
 
     name: str
+    """``claude-duplex-bridge``."""
     version: str
+    """The bridge's version."""
 
 
 class ServerCapabilities(_Wire):
     """What this bridge can do."""
 
     permissions: bool = True
+    """The bridge asks the client with ``session/requestPermission``."""
     raw_events: bool = True
+    """Sessions can also stream every CLI frame (``rawEvents`` in ``session/create``)."""
     framings: list[str] = msgspec.field(default_factory=lambda: ["content-length", "ndjson"])
+    """The framings the bridge reads (it answers in the client's)."""
     progress: bool = True
+    """``$/progress`` for a ``session/send`` that carries a ``workDoneToken``."""
 
 
 class InitializeResult(_Wire):
     """``initialize`` result."""
 
     server_info: ServerInfo
+    """The bridge's name and version."""
     protocol_version: str
+    """``MAJOR.MINOR`` of this protocol (see the compatibility policy)."""
     capabilities: ServerCapabilities
+    """What this bridge can do."""
     cli_path: str | None = None
-    """The CLI the bridge found (None when none was found; sessions may still name one)."""
+    """The CLI the bridge found (absent when none was found; sessions may still name one)."""
     cli_version: str | None = None
     """``claude --version`` of that CLI, when known."""
 
@@ -206,7 +222,9 @@ class Limits(_Wire):
     max_frame_bytes: int | None = None
     """Largest single CLI frame (default 64 MiB)."""
     max_turn_bytes: int | None = None
+    """Most bytes of CLI output one turn may produce."""
     max_turn_events: int | None = None
+    """Most CLI frames one turn may produce."""
     turn_timeout: float | None = None
     """Seconds a turn may run."""
     control_timeout: float | None = None
@@ -217,6 +235,7 @@ class Budget(_Wire):
     """A spending ceiling for the session."""
 
     max_cost_usd: float
+    """The ceiling, in USD."""
 
 
 class CreateParams(_Wire):
@@ -225,30 +244,43 @@ class CreateParams(_Wire):
     cwd: str
     """The session's working directory (absolute, or relative to the bridge's)."""
     model: str | None = None
+    """A model alias or id (``opus``, ``claude-haiku-4-5``, ...); default: the CLI's."""
     permission_mode: (
         Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"] | None
     ) = None
+    """The CLI's permission mode at start (``session/setPermissionMode`` switches it later)."""
     system_prompt: str | None = None
+    """Replaces the default system prompt."""
     append_system_prompt: str | None = None
+    """Appended to the default system prompt."""
     allowed_tools: list[str] | None = None
+    """Tools, or rules such as ``Bash(git diff:*)``, allowed without asking."""
     disallowed_tools: list[str] | None = None
+    """Tools, or rules, the model may not use."""
     settings: str | dict[str, Any] | None = None
     """Settings JSON object, or a path to a settings file."""
     mcp_config: str | dict[str, Any] | None = None
     """MCP configuration (``{"mcpServers": {...}}``), or a path to one."""
     add_dirs: list[str] | None = None
+    """More directories the tools may reach besides ``cwd``."""
     resume: str | None = None
     """A CLI session id to resume."""
     continue_conversation: bool = False
+    """Continue the most recent conversation in ``cwd``."""
     fork_session: bool = False
+    """With ``resume``: continue under a new CLI session id."""
     effort: str | None = None
+    """Reasoning effort (``low``, ``medium``, ``high``, ...)."""
     max_turns: int | None = None
+    """Most model round trips per turn."""
     env: dict[str, str] | None = None
     """Extra environment variables for the CLI."""
     claude_path: str | None = None
     """The CLI to run (default: the bridge's discovery)."""
     extra_args: list[str] | None = None
+    """More CLI arguments, passed as they are."""
     limits: Limits | None = None
+    """Per-session limits; when one trips the session is closed."""
     budget: float | Budget | None = None
     """A USD ceiling (a number, or ``{"maxCostUsd": n}``); ``session/send`` fails with
     BudgetExceeded once the session spent it."""
@@ -264,16 +296,23 @@ class CreateResult(_Wire):
     """``session/create`` result: the session id and what the CLI reported at start."""
 
     session_id: str
+    """The bridge's id of the session: every ``session/*`` call names it."""
     pid: int
+    """The CLI's process id."""
     cwd: str
+    """The session's working directory, absolute."""
     cli_path: str
+    """The CLI executable that runs."""
     model: str | None = None
+    """The model, when the CLI reported one at start."""
     permission_mode: str | None = None
+    """The permission mode the CLI reported at start."""
     commands: list[dict[str, Any]] = []
     """Slash commands the CLI offers."""
     models: list[dict[str, Any]] = []
     """Models the CLI offers."""
     account: dict[str, Any] | None = None
+    """The CLI's account information (API key source, provider)."""
     initialize: dict[str, Any] = {}
     """The CLI's full ``initialize`` answer."""
     warm: bool = False
@@ -287,13 +326,16 @@ class SessionParams(_Wire):
     """Params naming one session."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
 
 
 class SendParams(_Wire):
     """``session/send`` params. ``prompt`` is text or Messages API content blocks."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     prompt: str | list[dict[str, Any]]
+    """Text, or a list of Messages API content blocks (text, image, ...)."""
     work_done_token: str | int | None = None
     """When given, the bridge reports the turn through ``$/progress`` with this token."""
 
@@ -304,19 +346,31 @@ class TurnResult(_Wire):
     text: str
     """The final reply text (for an interrupted turn, what was produced)."""
     is_error: bool
+    """True when a result of the turn was an error (an interrupted turn is one)."""
     subtype: str
+    """The CLI's result subtype of the last result: ``success``, ``error_during_execution``,
+    ``error_max_turns``, ..."""
     stop_reason: str | None
+    """The model's stop reason (``end_turn``, ...); null when interrupted."""
     terminal_reason: str | None
+    """Why the CLI ended the turn: ``completed``, ``aborted_streaming``, ..."""
     interrupted: bool
+    """True when the turn was interrupted (``session/interrupt``, ``$/cancelRequest``, or a deny
+    with ``interrupt``)."""
     cost_usd: float
     """What this turn cost (the change of the CLI's running total)."""
     total_cost_usd: float
     """The CLI process's running total."""
     duration_ms: float
+    """How long the turn took, as the bridge measured it."""
     num_turns: int
+    """Model round trips in the turn."""
     claude_session_id: str | None = None
+    """The CLI's own session id (``resume`` takes it)."""
     api_error_status: int | None = None
+    """The HTTP status of the API error that ended the turn, if one did."""
     usage: dict[str, Any] | None = None
+    """Token usage of the last result, as the CLI reported it."""
     command_uuids: list[str] = []
     """One per user input of the turn (the prompt, then each ``session/message``)."""
     results: int = 1
@@ -327,19 +381,24 @@ class MessageParams(_Wire):
     """``session/message`` params: more input for the running turn."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     prompt: str | list[dict[str, Any]]
+    """Text, or a list of Messages API content blocks."""
 
 
 class MessageResult(_Wire):
     """``session/message`` result: the message was written; ``uuid`` names its command."""
 
     uuid: str
+    """The message's command uuid, as ``commandLifecycle`` events and the turn's
+    ``commandUuids`` name it."""
 
 
 class InterruptParams(_Wire):
     """``session/interrupt`` params."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     cancel_queued: bool = False
     """Also cancel live messages the CLI has queued."""
 
@@ -348,7 +407,9 @@ class InterruptResult(_Wire):
     """What the CLI still had queued when interrupted, and what it cancelled."""
 
     still_queued: list[str]
+    """Command uuids of live messages the CLI still has queued."""
     cancelled: list[str]
+    """Command uuids of the live messages it cancelled."""
 
 
 # --------------------------------------------------------------------------- permissions
@@ -358,16 +419,26 @@ class PermissionParams(_Wire):
     """``session/requestPermission`` params (bridge -> client request)."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     request_id: str
+    """Names this request in ``session/respondPermission``, ``pendingPermissions`` and
+    ``permissionAutoDenied``."""
     tool_name: str
+    """The tool to run (``Bash``, ``Edit``, ``mcp__server__tool``, ...)."""
     input: dict[str, Any]
+    """The tool's input as the model wrote it."""
     display_name: str | None = None
+    """The tool's name for display."""
     tool_use_id: str | None = None
+    """The ``toolUse`` event this request is about."""
     description: str | None = None
+    """What the call does, when the model said."""
     suggestions: list[dict[str, Any]] = []
     """Permission updates the CLI suggests (pass them back as ``updatedPermissions``)."""
     blocked_path: str | None = None
+    """The path outside the allowed directories that made the CLI ask."""
     decision_reason: str | None = None
+    """Why the CLI asks (a rule, a hook, the mode), when it says."""
     requires_user_interaction: bool = False
     """True for AskUserQuestion: answer with ``allow`` and ``updatedInput.answers``."""
 
@@ -376,9 +447,12 @@ class PermissionDecision(_Wire):
     """The answer to a permission request (``session/requestPermission`` result)."""
 
     behavior: Literal["allow", "deny", "defer"]
+    """``allow``, ``deny``, or ``defer`` (answer later with ``session/respondPermission``)."""
     updated_input: dict[str, Any] | None = None
     """For allow: the input to run instead (default: the original input)."""
     updated_permissions: list[dict[str, Any]] | None = None
+    """For allow: permission updates to apply, typically some of the request's
+    ``suggestions``."""
     message: str | None = None
     """For deny: what the model is told."""
     interrupt: bool = False
@@ -389,8 +463,11 @@ class RespondPermissionParams(_Wire):
     """``session/respondPermission`` params: answer a request the client deferred."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     request_id: str
+    """The ``requestId`` of the deferred ``session/requestPermission``."""
     decision: PermissionDecision
+    """``allow`` or ``deny`` (``defer`` is refused with InvalidParams)."""
 
 
 class Empty(_Wire):
@@ -404,32 +481,39 @@ class SetModelParams(_Wire):
     """``session/setModel`` params (``model`` null: the default model)."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     model: str | None
+    """A model alias or id; null for the default model."""
 
 
 class SetModelResult(_Wire):
     """``session/setModel`` result."""
 
     model: str | None
+    """The model now set (null: the default)."""
 
 
 class SetPermissionModeParams(_Wire):
     """``session/setPermissionMode`` params."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     mode: Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+    """The new permission mode."""
 
 
 class SetPermissionModeResult(_Wire):
     """``session/setPermissionMode`` result."""
 
     mode: str
+    """The permission mode now set."""
 
 
 class ContextUsageResult(_Wire):
     """``session/getContextUsage`` result: the CLI's report, as it gave it."""
 
     usage: dict[str, Any]
+    """The CLI's report: ``categories``, ``totalTokens``, ``maxTokens``, ``percentage``, ..."""
 
 
 # --------------------------------------------------------------------------- status
@@ -439,28 +523,44 @@ class ExitStatus(_Wire):
     """A process's state: running, completed (exit 0) or failed (non-zero code or a signal)."""
 
     state: Literal["running", "completed", "failed"]
+    """``running``, ``completed`` (exit code 0) or ``failed``."""
     code: int | None = None
+    """The exit code, when the process exited."""
     signal: int | None = None
+    """The signal that ended the process, when one did."""
     stderr_tail: str = ""
+    """The end of the CLI's stderr (at most 64 KiB)."""
 
 
 class SessionStatus(_Wire):
     """``session/status`` result and ``session/list`` entries."""
 
     session_id: str
+    """The session, as ``session/create`` named it."""
     state: Literal["idle", "busy", "closing", "exited"]
+    """``idle`` (no turn), ``busy`` (a turn runs), ``closing``, or ``exited``."""
     pid: int | None
+    """The CLI's process id."""
     turn_in_flight: bool
+    """True while a ``session/send`` runs."""
     cwd: str
+    """The session's working directory."""
     total_cost_usd: float
+    """What the session's process spent so far, in USD."""
     turns_completed: int
+    """Turns completed so far."""
     exit_status: ExitStatus
+    """The process's state (``running`` while it lives)."""
     claude_session_id: str | None = None
+    """The CLI's own session id, once it reported one."""
     model: str | None = None
+    """The model, as last reported or set."""
     permission_mode: str | None = None
+    """The permission mode, as last reported or set."""
     pending_permissions: list[str] = []
     """Request ids of deferred permission requests awaiting ``session/respondPermission``."""
     budget_usd: float | None = None
+    """The session's budget, when it has one."""
 
 
 class ListParams(_Wire):
@@ -471,15 +571,18 @@ class ListResult(_Wire):
     """``session/list`` result."""
 
     sessions: list[SessionStatus]
+    """One entry per session, in creation order."""
 
 
 class CloseResult(_Wire):
     """``session/close`` result."""
 
     exit_status: ExitStatus
+    """How the CLI process ended."""
     reaped: bool
     """True when the child process was reaped (no zombie, no orphan)."""
     stderr_tail: str
+    """The end of the CLI's stderr."""
 
 
 # --------------------------------------------------------------------------- events
@@ -493,151 +596,212 @@ class InitEvent(_Event, tag="init"):
     """The CLI started a turn (``system/init`` comes at the start of every turn)."""
 
     claude_session_id: str | None = None
+    """The CLI's own session id."""
     model: str | None = None
+    """The model of this turn."""
     cwd: str | None = None
+    """The CLI's working directory."""
     permission_mode: str | None = None
+    """The permission mode of this turn."""
     tools: list[str] = []
+    """The tools the model may call."""
     mcp_servers: list[dict[str, Any]] = []
+    """MCP servers and their status."""
     claude_code_version: str | None = None
+    """The CLI's version."""
     capabilities: list[str] = []
+    """Capabilities the CLI announces."""
 
 
 class StatusEvent(_Event, tag="status"):
     """A status change: ``requesting``, a new permission mode, ..."""
 
     status: str | None = None
+    """``requesting`` while the model is being asked; absent otherwise."""
     permission_mode: str | None = None
+    """The new permission mode, after a switch."""
 
 
 class SystemEvent(_Event, tag="system"):
     """Another ``system`` frame, with all its data."""
 
     subtype: str
+    """The frame's subtype (``compact_boundary``, ``hook_response``, ...)."""
     data: dict[str, Any]
+    """The whole frame, as the CLI printed it."""
 
 
 class TextDeltaEvent(_Event, tag="textDelta"):
     """A piece of streaming reply text. Consecutive deltas may arrive coalesced."""
 
     text: str
+    """The next piece of text."""
     index: int | None = None
+    """The content block's index within its message (deltas of one block share it)."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
 
 
 class ThinkingDeltaEvent(_Event, tag="thinkingDelta"):
     """A piece of streaming thinking."""
 
     thinking: str
+    """The next piece of thinking."""
     index: int | None = None
+    """The content block's index within its message (deltas of one block share it)."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
 
 
 class ToolInputDeltaEvent(_Event, tag="toolInputDelta"):
     """A piece of a tool call's JSON input as it streams."""
 
     partial_json: str
+    """The next piece of the input's JSON text."""
     index: int | None = None
+    """The content block's index within its message (deltas of one block share it)."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
 
 
 class AssistantTextEvent(_Event, tag="assistantText"):
     """A complete text block of the assistant. ``aborted`` on an interrupted reply."""
 
     text: str
+    """The block's text."""
     message_id: str | None = None
+    """The Messages API id of the message the block belongs to."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
     aborted: bool = False
+    """True when the reply was cut short by an interrupt."""
 
 
 class ThinkingEvent(_Event, tag="thinking"):
     """A complete thinking block."""
 
     thinking: str
+    """The block's thinking."""
     message_id: str | None = None
+    """The Messages API id of the message the block belongs to."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
 
 
 class ToolUseEvent(_Event, tag="toolUse"):
     """The assistant calls a tool."""
 
     tool_use_id: str
+    """Pairs the call with its ``toolResult`` and permission request."""
     name: str
+    """The tool's name."""
     input: dict[str, Any]
+    """The tool's input."""
     message_id: str | None = None
+    """The Messages API id of the message the block belongs to."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
 
 
 class ToolResultEvent(_Event, tag="toolResult"):
     """A tool's result, as the model will see it."""
 
     tool_use_id: str
+    """The ``toolUse`` this result answers."""
     content: str
+    """The result as text (text blocks joined by newlines, other blocks as JSON)."""
     is_error: bool = False
+    """True when the tool failed or was denied."""
     parent_tool_use_id: str | None = None
+    """Set for output of a subagent: the ``toolUseId`` of the Task tool call running it."""
     permission_decision: dict[str, Any] | None = None
+    """How the run was decided (``decision``, ``source``), as the CLI reported it."""
 
 
 class UserTextEvent(_Event, tag="userText"):
     """User-side text the CLI printed: a replay, or ``[Request interrupted by user]``."""
 
     text: str
+    """The text."""
     is_replay: bool = False
+    """True when the CLI replays input (e.g. a local command's output)."""
 
 
 class ResultEvent(_Event, tag="result"):
     """One CLI result (a turn has one per user input)."""
 
     subtype: str
+    """``success``, ``error_during_execution``, ``error_max_turns``, ..."""
     is_error: bool
+    """True when this result is an error."""
     text: str | None = None
+    """The result text."""
     stop_reason: str | None = None
+    """The model's stop reason."""
     terminal_reason: str | None = None
+    """Why the CLI ended: ``completed``, ``aborted_streaming``, ..."""
     api_error_status: int | None = None
+    """The HTTP status of an API error, if one ended it."""
     total_cost_usd: float = 0.0
+    """The CLI process's running total, in USD."""
     num_turns: int = 0
+    """Model round trips."""
     duration_ms: float = 0.0
+    """How long the CLI took."""
     usage: dict[str, Any] | None = None
+    """Token usage, as the CLI reported it."""
 
 
 class CommandLifecycleEvent(_Event, tag="commandLifecycle"):
     """A user input's lifecycle: queued, started, completed or cancelled."""
 
     command_uuid: str
+    """The user input: the turn's prompt or a ``session/message``."""
     state: str
+    """``queued``, ``started``, ``completed`` or ``cancelled``."""
 
 
 class PermissionDeniedEvent(_Event, tag="permissionAutoDenied"):
     """A permission prompt the bridge answered itself (client does not answer, or timeout)."""
 
     request_id: str
+    """The permission request's id."""
     tool_name: str
+    """The tool that was denied."""
     message: str
+    """Why; the model is told this."""
 
 
 class LaggedEvent(_Event, tag="lagged"):
     """The client fell so far behind that ``missed`` events were dropped."""
 
     missed: int
+    """How many events were dropped."""
 
 
 class InvalidLineEvent(_Event, tag="invalidLine"):
     """The CLI printed a line that is not JSON (reported, never fatal)."""
 
     line: str
+    """The line (at most 4096 bytes)."""
     error: str
+    """Why it is not a frame."""
 
 
 class UnknownEvent(_Event, tag="unknown"):
     """A CLI frame of a type the bridge does not model, with all its data."""
 
     frame_type: str
+    """The frame's ``type``."""
     frame: dict[str, Any]
+    """The whole frame."""
 
 
 class RawEvent(_Event, tag="raw"):
     """A CLI frame exactly as printed (sessions created with ``rawEvents: true``)."""
 
     frame: dict[str, Any]
+    """The frame, byte for byte as the CLI printed it."""
 
 
 Event = (
@@ -667,7 +831,9 @@ class EventParams(_Wire):
     """``session/event`` notification params. ``seq`` counts 1, 2, 3, ... per session."""
 
     session_id: str
+    """The session the event belongs to."""
     seq: int
+    """1, 2, 3, ... per session, without gaps."""
     event: Event
 
 
@@ -675,31 +841,40 @@ class ExitedParams(_Wire):
     """``session/exited`` notification params: the session is gone."""
 
     session_id: str
+    """The session that is gone."""
     status: ExitStatus
+    """How the CLI process ended."""
     reason: Literal["closed", "exited", "failed", "limit", "deadline", "shutdown"]
     """``closed`` by session/close; ``exited`` on its own; ``failed`` crashed;
     ``limit``/``deadline`` a limit tripped; ``shutdown`` the bridge is exiting."""
     error: str | None = None
+    """What went wrong, for ``failed``, ``limit`` and ``deadline``."""
 
 
 class LogMessageParams(_Wire):
     """``window/logMessage`` params (type: 1 error, 2 warning, 3 info, 4 log)."""
 
     type: int
+    """1 error, 2 warning, 3 info, 4 log."""
     message: str
+    """The diagnostic."""
 
 
 class ProgressParams(_Wire):
     """``$/progress`` params (LSP work-done progress for ``session/send``)."""
 
     token: str | int
+    """The ``workDoneToken`` of the ``session/send``."""
     value: dict[str, Any]
+    """``{kind: begin, title, cancellable}``, then ``{kind: report, message}`` per tool run,
+    then ``{kind: end, message}`` with ``done``, ``interrupted`` or ``error``."""
 
 
 class CancelParams(_Wire):
     """``$/cancelRequest`` params: the id of the request to cancel."""
 
     id: str | int
+    """The id of the request to cancel."""
 
 
 # --------------------------------------------------------------------------- the method table
