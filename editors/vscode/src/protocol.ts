@@ -1,0 +1,1790 @@
+/* Generated from schema/bridge.schema.json by scripts/gen_protocol_ts.sh
+ * (json-schema-to-typescript 16.0.0). Do not edit: change bridge/rpc/wire.py,
+ * run `claude-bridge schema`, then `npm run gen:protocol`. */
+
+/**
+ * claude-duplex-bridge protocol 1.0: any JSON-RPC message of either direction. Validate with `$defs/ClientMessage` or `$defs/ServerMessage` to check one direction.
+ */
+export type BridgeMessage = ClientMessage | ServerMessage;
+/**
+ * Any message a client sends to the bridge: a request, a notification, or the answer to a bridge request.
+ */
+export type ClientMessage =
+  | InitializeRequest
+  | InitializedNotification
+  | ShutdownRequest
+  | ExitNotification
+  | SessionCreateRequest
+  | SessionSendRequest
+  | SessionMessageRequest
+  | SessionInterruptRequest
+  | SessionRespondPermissionRequest
+  | SessionSetModelRequest
+  | SessionSetPermissionModeRequest
+  | SessionGetContextUsageRequest
+  | SessionStatusRequest
+  | SessionListRequest
+  | SessionCloseRequest
+  | CancelRequestNotification
+  | SessionRequestPermissionResponse
+  | ClientErrorResponse;
+/**
+ * A request id: an integer or a string. The bridge numbers its own requests 1, 2, 3, ...
+ */
+export type RequestId = number | string;
+/**
+ * Any message the bridge sends: the answer to a client request (a result or an error), a notification, or a request.
+ */
+export type ServerMessage =
+  | CancelRequestNotification
+  | SessionEventNotification
+  | SessionExitedNotification
+  | SessionRequestPermissionRequest
+  | WindowLogMessageNotification
+  | ProgressNotification
+  | InitializeResponse
+  | ShutdownResponse
+  | SessionCreateResponse
+  | SessionSendResponse
+  | SessionMessageResponse
+  | SessionInterruptResponse
+  | SessionRespondPermissionResponse
+  | SessionSetModelResponse
+  | SessionSetPermissionModeResponse
+  | SessionGetContextUsageResponse
+  | SessionStatusResponse
+  | SessionListResponse
+  | SessionCloseResponse
+  | ErrorResponse;
+/**
+ * One session event; `type` says which. The set is closed for this protocol version, but clients must ignore event types they do not know (a later 1.x bridge may add some).
+ */
+export type Event =
+  | InitEvent
+  | StatusEvent
+  | SystemEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ToolInputDeltaEvent
+  | AssistantTextEvent
+  | ThinkingEvent
+  | ToolUseEvent
+  | ToolResultEvent
+  | UserTextEvent
+  | ResultEvent
+  | CommandLifecycleEvent
+  | PermissionDeniedEvent
+  | LaggedEvent
+  | InvalidLineEvent
+  | UnknownEvent
+  | RawEvent;
+/**
+ * JSON-RPC error codes the bridge returns. The standard codes keep their JSON-RPC meaning; the bridge's own codes lie in -31099..-31001, outside the reserved ranges.
+ */
+export type ErrorCode =
+  | ParseError
+  | InvalidRequest
+  | MethodNotFound
+  | InvalidParams
+  | InternalError
+  | RequestCancelled
+  | SessionNotFound
+  | TurnInFlight
+  | SessionClosed
+  | LimitExceeded
+  | DeadlineExceeded
+  | BudgetExceeded
+  | CliNotFound
+  | ProcessFailed
+  | NotSent
+  | UnknownRequest
+  | ControlError
+  | MessageTooLarge;
+/**
+ * The message is not valid JSON.
+ */
+export type ParseError = -32700;
+/**
+ * The message is JSON but not a JSON-RPC 2.0 request or notification (missing or wrong `jsonrpc`, `method` not a string, bad `id`, a batch).
+ */
+export type InvalidRequest = -32600;
+/**
+ * No such method.
+ */
+export type MethodNotFound = -32601;
+/**
+ * The params do not match the method's params type; `data.path` names the field.
+ */
+export type InvalidParams = -32602;
+/**
+ * A bug in the bridge; it keeps serving.
+ */
+export type InternalError = -32603;
+/**
+ * Cancelled by `$/cancelRequest`.
+ */
+export type RequestCancelled = -32800;
+/**
+ * No session has this `sessionId`.
+ */
+export type SessionNotFound = -31001;
+/**
+ * `session/send` while a turn runs; use `session/message` or `session/interrupt`.
+ */
+export type TurnInFlight = -31002;
+/**
+ * The session is closed or closing.
+ */
+export type SessionClosed = -31003;
+/**
+ * A session limit (frame, turn bytes, turn events) tripped; the session was closed.
+ */
+export type LimitExceeded = -31004;
+/**
+ * A turn or control deadline passed; the session was closed.
+ */
+export type DeadlineExceeded = -31005;
+/**
+ * The session spent its `budget`; no new turn is started.
+ */
+export type BudgetExceeded = -31006;
+/**
+ * No usable `claude` executable; `data.tried` lists every place looked at.
+ */
+export type CliNotFound = -31007;
+/**
+ * The CLI could not start or exited while work was pending; `data` has its exit status.
+ */
+export type ProcessFailed = -31008;
+/**
+ * A live message was not written (no turn running, queue full, not taken in 10 s).
+ */
+export type NotSent = -31009;
+/**
+ * `session/respondPermission` names no pending deferred permission request.
+ */
+export type UnknownRequest = -31010;
+/**
+ * The CLI answered a control request with an error.
+ */
+export type ControlError = -31011;
+/**
+ * The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.
+ */
+export type MessageTooLarge = -31012;
+
+/**
+ * Start the connection; declare whether the client answers permission prompts.
+ */
+export interface InitializeRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "initialize";
+  /**
+   * May be omitted (or null).
+   */
+  params?: InitializeParams | null;
+}
+/**
+ * `initialize` params (the LSP shape; unknown members are ignored).
+ */
+export interface InitializeParams {
+  /**
+   * LSP client capabilities; accepted and ignored.
+   */
+  capabilities?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Who the client is (informative).
+   */
+  clientInfo?: ClientInfo | null;
+  /**
+   * The bridge's own options, above all `permissions`.
+   */
+  initializationOptions?: InitializationOptions | null;
+  /**
+   * The client's process id (informative).
+   */
+  processId?: number | null;
+}
+/**
+ * The client's name and version (informative).
+ */
+export interface ClientInfo {
+  /**
+   * The client's name.
+   */
+  name: string;
+  /**
+   * The client's version.
+   */
+  version?: string | null;
+}
+/**
+ * Bridge options a client passes in `initialize`.
+ */
+export interface InitializationOptions {
+  /**
+   * Seconds to wait for a permission answer before denying (default: wait forever).
+   */
+  permissionTimeout?: number | null;
+  /**
+   * True when the client answers `session/requestPermission`. Without it every permission prompt is denied and the client is never asked.
+   */
+  permissions?: boolean;
+  /**
+   * Keep spare CLI processes ready so that `session/create` answers in milliseconds.
+   */
+  warmPool?: WarmPoolOptions | null;
+}
+/**
+ * The warm pool: spare, already-initialized CLI processes per session key.
+ *
+ * A key is everything that fixes a process at spawn (CLI, flags, environment, cwd): a `session/create` whose params give the same key as a spare takes it at once (`warm: true` in its result) and a new spare is started.
+ */
+export interface WarmPoolOptions {
+  /**
+   * Seconds an unused spare lives before it is reaped (default 300).
+   */
+  idleTimeout?: number | null;
+  /**
+   * `session/create` params to warm up now, before the first create.
+   */
+  presets?: CreateParams[];
+  /**
+   * Spares per key (0 turns the pool off).
+   */
+  size?: number;
+}
+/**
+ * `session/create` params. Only `cwd` is required.
+ */
+export interface CreateParams {
+  /**
+   * More directories the tools may reach besides `cwd`.
+   */
+  addDirs?: string[] | null;
+  /**
+   * Tools, or rules such as `Bash(git diff:*)`, allowed without asking.
+   */
+  allowedTools?: string[] | null;
+  /**
+   * Appended to the default system prompt.
+   */
+  appendSystemPrompt?: string | null;
+  /**
+   * A USD ceiling (a number, or `{"maxCostUsd": n}`); `session/send` fails with BudgetExceeded once the session spent it.
+   */
+  budget?: number | Budget | null;
+  /**
+   * The CLI to run (default: the bridge's discovery).
+   */
+  claudePath?: string | null;
+  /**
+   * Continue the most recent conversation in `cwd`.
+   */
+  continueConversation?: boolean;
+  /**
+   * The session's working directory (absolute, or relative to the bridge's).
+   */
+  cwd: string;
+  /**
+   * Tools, or rules, the model may not use.
+   */
+  disallowedTools?: string[] | null;
+  /**
+   * Reasoning effort (`low`, `medium`, `high`, ...).
+   */
+  effort?: string | null;
+  /**
+   * Extra environment variables for the CLI.
+   */
+  env?: {
+    [k: string]: string;
+  } | null;
+  /**
+   * More CLI arguments, passed as they are.
+   */
+  extraArgs?: string[] | null;
+  /**
+   * With `resume`: continue under a new CLI session id.
+   */
+  forkSession?: boolean;
+  /**
+   * Per-session limits; when one trips the session is closed.
+   */
+  limits?: Limits | null;
+  /**
+   * Most model round trips per turn.
+   */
+  maxTurns?: number | null;
+  /**
+   * MCP configuration (`{"mcpServers": {...}}`), or a path to one.
+   */
+  mcpConfig?:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | null;
+  /**
+   * A model alias or id (`opus`, `claude-haiku-4-5`, ...); default: the CLI's.
+   */
+  model?: string | null;
+  /**
+   * Stream text as `textDelta` events (`--include-partial-messages`).
+   */
+  partialMessages?: boolean;
+  /**
+   * The CLI's permission mode at start (`session/setPermissionMode` switches it later).
+   */
+  permissionMode?: ("acceptEdits" | "auto" | "bypassPermissions" | "default" | "dontAsk" | "plan") | null;
+  /**
+   * Seconds to wait for a permission answer before denying (overrides initialize's).
+   */
+  permissionTimeout?: number | null;
+  /**
+   * Also send every CLI frame as a `raw` event.
+   */
+  rawEvents?: boolean;
+  /**
+   * A CLI session id to resume.
+   */
+  resume?: string | null;
+  /**
+   * Settings JSON object, or a path to a settings file.
+   */
+  settings?:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | null;
+  /**
+   * Replaces the default system prompt.
+   */
+  systemPrompt?: string | null;
+}
+/**
+ * A spending ceiling for the session.
+ */
+export interface Budget {
+  /**
+   * The ceiling, in USD.
+   */
+  maxCostUsd: number;
+}
+/**
+ * Opt-in per-session limits; when one trips the session is closed and killed.
+ */
+export interface Limits {
+  /**
+   * Seconds the CLI may take to answer a control request.
+   */
+  controlTimeout?: number | null;
+  /**
+   * Largest single CLI frame (default 64 MiB).
+   */
+  maxFrameBytes?: number | null;
+  /**
+   * Most bytes of CLI output one turn may produce.
+   */
+  maxTurnBytes?: number | null;
+  /**
+   * Most CLI frames one turn may produce.
+   */
+  maxTurnEvents?: number | null;
+  /**
+   * Seconds a turn may run.
+   */
+  turnTimeout?: number | null;
+}
+/**
+ * The client got the initialize result.
+ */
+export interface InitializedNotification {
+  jsonrpc: "2.0";
+  method: "initialized";
+  /**
+   * May be omitted (or null).
+   */
+  params?: Empty | null;
+}
+/**
+ * An empty object.
+ */
+export interface Empty {}
+/**
+ * Close every session (their processes are reaped); then only `exit` is accepted.
+ */
+export interface ShutdownRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "shutdown";
+  /**
+   * No params: omit the member.
+   */
+  params?: null;
+}
+/**
+ * Exit the bridge (code 0 after shutdown, 1 without); sessions are closed first.
+ */
+export interface ExitNotification {
+  jsonrpc: "2.0";
+  method: "exit";
+  /**
+   * No params: omit the member.
+   */
+  params?: null;
+}
+/**
+ * Spawn a CLI session and wait until it answered its handshake.
+ */
+export interface SessionCreateRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/create";
+  params: CreateParams;
+}
+/**
+ * Run a turn; events stream as `session/event`; the result comes when the turn ends. `$/cancelRequest` on it interrupts the turn (the result then has `interrupted: true`).
+ */
+export interface SessionSendRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/send";
+  params: SendParams;
+}
+/**
+ * `session/send` params. `prompt` is text or Messages API content blocks.
+ */
+export interface SendParams {
+  /**
+   * Text, or a list of Messages API content blocks (text, image, ...).
+   */
+  prompt:
+    | string
+    | {
+        [k: string]: unknown;
+      }[];
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+  /**
+   * When given, the bridge reports the turn through `$/progress` with this token.
+   */
+  workDoneToken?: string | number | null;
+}
+/**
+ * Write more input into the running turn; it gets its own result within the turn.
+ */
+export interface SessionMessageRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/message";
+  params: MessageParams;
+}
+/**
+ * `session/message` params: more input for the running turn.
+ */
+export interface MessageParams {
+  /**
+   * Text, or a list of Messages API content blocks.
+   */
+  prompt:
+    | string
+    | {
+        [k: string]: unknown;
+      }[];
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * Stop the running turn and keep the process (harmless with no turn).
+ */
+export interface SessionInterruptRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/interrupt";
+  params: InterruptParams;
+}
+/**
+ * `session/interrupt` params.
+ */
+export interface InterruptParams {
+  /**
+   * Also cancel live messages the CLI has queued.
+   */
+  cancelQueued?: boolean;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * Answer a permission request the client deferred.
+ */
+export interface SessionRespondPermissionRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/respondPermission";
+  params: RespondPermissionParams;
+}
+/**
+ * `session/respondPermission` params: answer a request the client deferred.
+ */
+export interface RespondPermissionParams {
+  /**
+   * `allow` or `deny` (`defer` is refused with InvalidParams).
+   */
+  decision: PermissionDecision;
+  /**
+   * The `requestId` of the deferred `session/requestPermission`.
+   */
+  requestId: string;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * The answer to a permission request (`session/requestPermission` result).
+ */
+export interface PermissionDecision {
+  /**
+   * `allow`, `deny`, or `defer` (answer later with `session/respondPermission`).
+   */
+  behavior: "allow" | "defer" | "deny";
+  /**
+   * For deny: also stop the turn.
+   */
+  interrupt?: boolean;
+  /**
+   * For deny: what the model is told.
+   */
+  message?: string | null;
+  /**
+   * For allow: the input to run instead (default: the original input).
+   */
+  updatedInput?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * For allow: permission updates to apply, typically some of the request's `suggestions`.
+   */
+  updatedPermissions?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+}
+/**
+ * Switch the model for the next turns.
+ */
+export interface SessionSetModelRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/setModel";
+  params: SetModelParams;
+}
+/**
+ * `session/setModel` params (`model` null: the default model).
+ */
+export interface SetModelParams {
+  /**
+   * A model alias or id; null for the default model.
+   */
+  model: string | null;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * Switch the permission mode.
+ */
+export interface SessionSetPermissionModeRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/setPermissionMode";
+  params: SetPermissionModeParams;
+}
+/**
+ * `session/setPermissionMode` params.
+ */
+export interface SetPermissionModeParams {
+  /**
+   * The new permission mode.
+   */
+  mode: "acceptEdits" | "auto" | "bypassPermissions" | "default" | "dontAsk" | "plan";
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * The CLI's context-window usage.
+ */
+export interface SessionGetContextUsageRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/getContextUsage";
+  params: SessionParams;
+}
+/**
+ * Params naming one session.
+ */
+export interface SessionParams {
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+}
+/**
+ * Liveness, exit status, turn in flight, costs.
+ */
+export interface SessionStatusRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/status";
+  params: SessionParams;
+}
+/**
+ * Every session of this connection, open or exited.
+ */
+export interface SessionListRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/list";
+  /**
+   * May be omitted (or null).
+   */
+  params?: ListParams | null;
+}
+/**
+ * `session/list` params (none needed).
+ */
+export interface ListParams {}
+/**
+ * Close gracefully (stdin closed, then SIGTERM/SIGKILL to the process group); returns the exit status. Closing an exited session returns its status again.
+ */
+export interface SessionCloseRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/close";
+  params: SessionParams;
+}
+/**
+ * Cancel a request. From the client: on a pending `session/send` it interrupts the turn, any other request answers RequestCancelled. From the bridge: a `session/requestPermission` is no longer wanted (it timed out or its turn ended).
+ */
+export interface CancelRequestNotification {
+  jsonrpc: "2.0";
+  method: "$/cancelRequest";
+  params: CancelParams;
+}
+/**
+ * `$/cancelRequest` params: the id of the request to cancel.
+ */
+export interface CancelParams {
+  /**
+   * The id of the request to cancel.
+   */
+  id: string | number;
+}
+/**
+ * The successful answer to `session/requestPermission`.
+ */
+export interface SessionRequestPermissionResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: PermissionDecision;
+}
+/**
+ * A client's error answer to a bridge request. For `session/requestPermission` it denies the tool use.
+ */
+export interface ClientErrorResponse {
+  error: {
+    code: number;
+    data?: unknown;
+    message: string;
+  };
+  id: RequestId;
+  jsonrpc: "2.0";
+}
+/**
+ * One typed session event.
+ */
+export interface SessionEventNotification {
+  jsonrpc: "2.0";
+  method: "session/event";
+  params: EventParams;
+}
+/**
+ * `session/event` notification params. `seq` counts 1, 2, 3, ... per session.
+ */
+export interface EventParams {
+  /**
+   * The event; `type` says which.
+   */
+  event: Event;
+  /**
+   * 1, 2, 3, ... per session, without gaps.
+   */
+  seq: number;
+  /**
+   * The session the event belongs to.
+   */
+  sessionId: string;
+}
+/**
+ * The CLI started a turn (`system/init` comes at the start of every turn).
+ */
+export interface InitEvent {
+  /**
+   * Capabilities the CLI announces.
+   */
+  capabilities?: string[];
+  /**
+   * The CLI's version.
+   */
+  claudeCodeVersion?: string | null;
+  /**
+   * The CLI's own session id.
+   */
+  claudeSessionId?: string | null;
+  /**
+   * The CLI's working directory.
+   */
+  cwd?: string | null;
+  /**
+   * MCP servers and their status.
+   */
+  mcpServers?: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * The model of this turn.
+   */
+  model?: string | null;
+  /**
+   * The permission mode of this turn.
+   */
+  permissionMode?: string | null;
+  /**
+   * The tools the model may call.
+   */
+  tools?: string[];
+  /**
+   * Says which event this is.
+   */
+  type: "init";
+}
+/**
+ * A status change: `requesting`, a new permission mode, ...
+ */
+export interface StatusEvent {
+  /**
+   * The new permission mode, after a switch.
+   */
+  permissionMode?: string | null;
+  /**
+   * `requesting` while the model is being asked; absent otherwise.
+   */
+  status?: string | null;
+  /**
+   * Says which event this is.
+   */
+  type: "status";
+}
+/**
+ * Another `system` frame, with all its data.
+ */
+export interface SystemEvent {
+  /**
+   * The whole frame, as the CLI printed it.
+   */
+  data: {
+    [k: string]: unknown;
+  };
+  /**
+   * The frame's subtype (`compact_boundary`, `hook_response`, ...).
+   */
+  subtype: string;
+  /**
+   * Says which event this is.
+   */
+  type: "system";
+}
+/**
+ * A piece of streaming reply text. Consecutive deltas may arrive coalesced.
+ */
+export interface TextDeltaEvent {
+  /**
+   * The content block's index within its message (deltas of one block share it).
+   */
+  index?: number | null;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * The next piece of text.
+   */
+  text: string;
+  /**
+   * Says which event this is.
+   */
+  type: "textDelta";
+}
+/**
+ * A piece of streaming thinking.
+ */
+export interface ThinkingDeltaEvent {
+  /**
+   * The content block's index within its message (deltas of one block share it).
+   */
+  index?: number | null;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * The next piece of thinking.
+   */
+  thinking: string;
+  /**
+   * Says which event this is.
+   */
+  type: "thinkingDelta";
+}
+/**
+ * A piece of a tool call's JSON input as it streams.
+ */
+export interface ToolInputDeltaEvent {
+  /**
+   * The content block's index within its message (deltas of one block share it).
+   */
+  index?: number | null;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * The next piece of the input's JSON text.
+   */
+  partialJson: string;
+  /**
+   * Says which event this is.
+   */
+  type: "toolInputDelta";
+}
+/**
+ * A complete text block of the assistant. `aborted` on an interrupted reply.
+ */
+export interface AssistantTextEvent {
+  /**
+   * True when the reply was cut short by an interrupt.
+   */
+  aborted?: boolean;
+  /**
+   * The Messages API id of the message the block belongs to.
+   */
+  messageId?: string | null;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * The block's text.
+   */
+  text: string;
+  /**
+   * Says which event this is.
+   */
+  type: "assistantText";
+}
+/**
+ * A complete thinking block.
+ */
+export interface ThinkingEvent {
+  /**
+   * The Messages API id of the message the block belongs to.
+   */
+  messageId?: string | null;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * The block's thinking.
+   */
+  thinking: string;
+  /**
+   * Says which event this is.
+   */
+  type: "thinking";
+}
+/**
+ * The assistant calls a tool.
+ */
+export interface ToolUseEvent {
+  /**
+   * The tool's input.
+   */
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * The Messages API id of the message the block belongs to.
+   */
+  messageId?: string | null;
+  /**
+   * The tool's name.
+   */
+  name: string;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * Pairs the call with its `toolResult` and permission request.
+   */
+  toolUseId: string;
+  /**
+   * Says which event this is.
+   */
+  type: "toolUse";
+}
+/**
+ * A tool's result, as the model will see it.
+ */
+export interface ToolResultEvent {
+  /**
+   * The result as text (text blocks joined by newlines, other blocks as JSON).
+   */
+  content: string;
+  /**
+   * True when the tool failed or was denied.
+   */
+  isError?: boolean;
+  /**
+   * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
+   */
+  parentToolUseId?: string | null;
+  /**
+   * How the run was decided (`decision`, `source`), as the CLI reported it.
+   */
+  permissionDecision?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The `toolUse` this result answers.
+   */
+  toolUseId: string;
+  /**
+   * Says which event this is.
+   */
+  type: "toolResult";
+}
+/**
+ * User-side text the CLI printed: a replay, or `[Request interrupted by user]`.
+ */
+export interface UserTextEvent {
+  /**
+   * True when the CLI replays input (e.g. a local command's output).
+   */
+  isReplay?: boolean;
+  /**
+   * The text.
+   */
+  text: string;
+  /**
+   * Says which event this is.
+   */
+  type: "userText";
+}
+/**
+ * One CLI result (a turn has one per user input).
+ */
+export interface ResultEvent {
+  /**
+   * The HTTP status of an API error, if one ended it.
+   */
+  apiErrorStatus?: number | null;
+  /**
+   * How long the CLI took.
+   */
+  durationMs?: number;
+  /**
+   * True when this result is an error.
+   */
+  isError: boolean;
+  /**
+   * Model round trips.
+   */
+  numTurns?: number;
+  /**
+   * The model's stop reason.
+   */
+  stopReason?: string | null;
+  /**
+   * `success`, `error_during_execution`, `error_max_turns`, ...
+   */
+  subtype: string;
+  /**
+   * Why the CLI ended: `completed`, `aborted_streaming`, ...
+   */
+  terminalReason?: string | null;
+  /**
+   * The result text.
+   */
+  text?: string | null;
+  /**
+   * The CLI process's running total, in USD.
+   */
+  totalCostUsd?: number;
+  /**
+   * Says which event this is.
+   */
+  type: "result";
+  /**
+   * Token usage, as the CLI reported it.
+   */
+  usage?: {
+    [k: string]: unknown;
+  } | null;
+}
+/**
+ * A user input's lifecycle: queued, started, completed or cancelled.
+ */
+export interface CommandLifecycleEvent {
+  /**
+   * The user input: the turn's prompt or a `session/message`.
+   */
+  commandUuid: string;
+  /**
+   * `queued`, `started`, `completed` or `cancelled`.
+   */
+  state: string;
+  /**
+   * Says which event this is.
+   */
+  type: "commandLifecycle";
+}
+/**
+ * A permission prompt the bridge answered itself (client does not answer, or timeout).
+ */
+export interface PermissionDeniedEvent {
+  /**
+   * Why; the model is told this.
+   */
+  message: string;
+  /**
+   * The permission request's id.
+   */
+  requestId: string;
+  /**
+   * The tool that was denied.
+   */
+  toolName: string;
+  /**
+   * Says which event this is.
+   */
+  type: "permissionAutoDenied";
+}
+/**
+ * The client fell so far behind that `missed` events were dropped.
+ */
+export interface LaggedEvent {
+  /**
+   * How many events were dropped.
+   */
+  missed: number;
+  /**
+   * Says which event this is.
+   */
+  type: "lagged";
+}
+/**
+ * The CLI printed a line that is not JSON (reported, never fatal).
+ */
+export interface InvalidLineEvent {
+  /**
+   * Why it is not a frame.
+   */
+  error: string;
+  /**
+   * The line (at most 4096 bytes).
+   */
+  line: string;
+  /**
+   * Says which event this is.
+   */
+  type: "invalidLine";
+}
+/**
+ * A CLI frame of a type the bridge does not model, with all its data.
+ */
+export interface UnknownEvent {
+  /**
+   * The whole frame.
+   */
+  frame: {
+    [k: string]: unknown;
+  };
+  /**
+   * The frame's `type`.
+   */
+  frameType: string;
+  /**
+   * Says which event this is.
+   */
+  type: "unknown";
+}
+/**
+ * A CLI frame exactly as printed (sessions created with `rawEvents: true`).
+ */
+export interface RawEvent {
+  /**
+   * The frame, byte for byte as the CLI printed it.
+   */
+  frame: {
+    [k: string]: unknown;
+  };
+  /**
+   * Says which event this is.
+   */
+  type: "raw";
+}
+/**
+ * A session is gone; its terminal status.
+ */
+export interface SessionExitedNotification {
+  jsonrpc: "2.0";
+  method: "session/exited";
+  params: ExitedParams;
+}
+/**
+ * `session/exited` notification params: the session is gone.
+ */
+export interface ExitedParams {
+  /**
+   * What went wrong, for `failed`, `limit` and `deadline`.
+   */
+  error?: string | null;
+  /**
+   * `closed` by session/close; `exited` on its own; `failed` crashed; `limit`/`deadline` a limit tripped; `shutdown` the bridge is exiting.
+   */
+  reason: "closed" | "deadline" | "exited" | "failed" | "limit" | "shutdown";
+  /**
+   * The session that is gone.
+   */
+  sessionId: string;
+  /**
+   * How the CLI process ended.
+   */
+  status: ExitStatus;
+}
+/**
+ * A process's state: running, completed (exit 0) or failed (non-zero code or a signal).
+ */
+export interface ExitStatus {
+  /**
+   * The exit code, when the process exited.
+   */
+  code?: number | null;
+  /**
+   * The signal that ended the process, when one did.
+   */
+  signal?: number | null;
+  /**
+   * `running`, `completed` (exit code 0) or `failed`.
+   */
+  state: "completed" | "failed" | "running";
+  /**
+   * The end of the CLI's stderr (at most 64 KiB).
+   */
+  stderrTail?: string;
+}
+/**
+ * Ask the client whether a tool may run (only clients that declared `initializationOptions.permissions: true`). An error response denies.
+ */
+export interface SessionRequestPermissionRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/requestPermission";
+  params: PermissionParams;
+}
+/**
+ * `session/requestPermission` params (bridge -> client request).
+ */
+export interface PermissionParams {
+  /**
+   * The path outside the allowed directories that made the CLI ask.
+   */
+  blockedPath?: string | null;
+  /**
+   * Why the CLI asks (a rule, a hook, the mode), when it says.
+   */
+  decisionReason?: string | null;
+  /**
+   * What the call does, when the model said.
+   */
+  description?: string | null;
+  /**
+   * The tool's name for display.
+   */
+  displayName?: string | null;
+  /**
+   * The tool's input as the model wrote it.
+   */
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * Names this request in `session/respondPermission`, `pendingPermissions` and `permissionAutoDenied`.
+   */
+  requestId: string;
+  /**
+   * True for AskUserQuestion: answer with `allow` and `updatedInput.answers`.
+   */
+  requiresUserInteraction?: boolean;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+  /**
+   * Permission updates the CLI suggests (pass them back as `updatedPermissions`).
+   */
+  suggestions?: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * The tool to run (`Bash`, `Edit`, `mcp__server__tool`, ...).
+   */
+  toolName: string;
+  /**
+   * The `toolUse` event this request is about.
+   */
+  toolUseId?: string | null;
+}
+/**
+ * Bridge diagnostics.
+ */
+export interface WindowLogMessageNotification {
+  jsonrpc: "2.0";
+  method: "window/logMessage";
+  params: LogMessageParams;
+}
+/**
+ * `window/logMessage` params (type: 1 error, 2 warning, 3 info, 4 log).
+ */
+export interface LogMessageParams {
+  /**
+   * The diagnostic.
+   */
+  message: string;
+  /**
+   * 1 error, 2 warning, 3 info, 4 log.
+   */
+  type: number;
+}
+/**
+ * Turn progress for a `session/send` that carried a `workDoneToken`.
+ */
+export interface ProgressNotification {
+  jsonrpc: "2.0";
+  method: "$/progress";
+  params: ProgressParams;
+}
+/**
+ * `$/progress` params (LSP work-done progress for `session/send`).
+ */
+export interface ProgressParams {
+  /**
+   * The `workDoneToken` of the `session/send`.
+   */
+  token: string | number;
+  /**
+   * `{kind: begin, title, cancellable}`, then `{kind: report, message}` per tool run, then `{kind: end, message}` with `done`, `interrupted` or `error`.
+   */
+  value: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * The successful answer to `initialize`.
+ */
+export interface InitializeResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: InitializeResult;
+}
+/**
+ * `initialize` result.
+ */
+export interface InitializeResult {
+  /**
+   * What this bridge can do.
+   */
+  capabilities: ServerCapabilities;
+  /**
+   * The CLI the bridge found (absent when none was found; sessions may still name one).
+   */
+  cliPath?: string | null;
+  /**
+   * `claude --version` of that CLI, when known.
+   */
+  cliVersion?: string | null;
+  /**
+   * `MAJOR.MINOR` of this protocol (see the compatibility policy).
+   */
+  protocolVersion: string;
+  /**
+   * The bridge's name and version.
+   */
+  serverInfo: ServerInfo;
+}
+/**
+ * What this bridge can do.
+ */
+export interface ServerCapabilities {
+  /**
+   * The framings the bridge reads (it answers in the client's).
+   */
+  framings?: string[];
+  /**
+   * The bridge asks the client with `session/requestPermission`.
+   */
+  permissions?: boolean;
+  /**
+   * `$/progress` for a `session/send` that carries a `workDoneToken`.
+   */
+  progress?: boolean;
+  /**
+   * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
+   */
+  rawEvents?: boolean;
+}
+/**
+ * The bridge's name and version.
+ */
+export interface ServerInfo {
+  /**
+   * `claude-duplex-bridge`.
+   */
+  name: string;
+  /**
+   * The bridge's version.
+   */
+  version: string;
+}
+/**
+ * The successful answer to `shutdown`.
+ */
+export interface ShutdownResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  /**
+   * Always null.
+   */
+  result: null;
+}
+/**
+ * The successful answer to `session/create`.
+ */
+export interface SessionCreateResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: CreateResult;
+}
+/**
+ * `session/create` result: the session id and what the CLI reported at start.
+ */
+export interface CreateResult {
+  /**
+   * The CLI's account information (API key source, provider).
+   */
+  account?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The CLI executable that runs.
+   */
+  cliPath: string;
+  /**
+   * Slash commands the CLI offers.
+   */
+  commands?: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * The session's working directory, absolute.
+   */
+  cwd: string;
+  /**
+   * The CLI's full `initialize` answer.
+   */
+  initialize?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The model, when the CLI reported one at start.
+   */
+  model?: string | null;
+  /**
+   * Models the CLI offers.
+   */
+  models?: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * The permission mode the CLI reported at start.
+   */
+  permissionMode?: string | null;
+  /**
+   * The CLI's process id.
+   */
+  pid: number;
+  /**
+   * The bridge's id of the session: every `session/*` call names it.
+   */
+  sessionId: string;
+  /**
+   * True when a warm spare from the pool was handed out (no spawn wait).
+   */
+  warm?: boolean;
+}
+/**
+ * The successful answer to `session/send`.
+ */
+export interface SessionSendResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: TurnResult;
+}
+/**
+ * The outcome of a turn (`session/send` result).
+ */
+export interface TurnResult {
+  /**
+   * The HTTP status of the API error that ended the turn, if one did.
+   */
+  apiErrorStatus?: number | null;
+  /**
+   * The CLI's own session id (`resume` takes it).
+   */
+  claudeSessionId?: string | null;
+  /**
+   * One per user input of the turn (the prompt, then each `session/message`).
+   */
+  commandUuids?: string[];
+  /**
+   * What this turn cost (the change of the CLI's running total).
+   */
+  costUsd: number;
+  /**
+   * How long the turn took, as the bridge measured it.
+   */
+  durationMs: number;
+  /**
+   * True when the turn was interrupted (`session/interrupt`, `$/cancelRequest`, or a deny with `interrupt`).
+   */
+  interrupted: boolean;
+  /**
+   * True when a result of the turn was an error (an interrupted turn is one).
+   */
+  isError: boolean;
+  /**
+   * Model round trips in the turn.
+   */
+  numTurns: number;
+  /**
+   * How many CLI results the turn had (live messages each get one).
+   */
+  results?: number;
+  /**
+   * The model's stop reason (`end_turn`, ...); null when interrupted.
+   */
+  stopReason: string | null;
+  /**
+   * The CLI's result subtype of the last result: `success`, `error_during_execution`, `error_max_turns`, ...
+   */
+  subtype: string;
+  /**
+   * Why the CLI ended the turn: `completed`, `aborted_streaming`, ...
+   */
+  terminalReason: string | null;
+  /**
+   * The final reply text (for an interrupted turn, what was produced).
+   */
+  text: string;
+  /**
+   * The CLI process's running total.
+   */
+  totalCostUsd: number;
+  /**
+   * Token usage of the last result, as the CLI reported it.
+   */
+  usage?: {
+    [k: string]: unknown;
+  } | null;
+}
+/**
+ * The successful answer to `session/message`.
+ */
+export interface SessionMessageResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: MessageResult;
+}
+/**
+ * `session/message` result: the message was written; `uuid` names its command.
+ */
+export interface MessageResult {
+  /**
+   * The message's command uuid, as `commandLifecycle` events and the turn's `commandUuids` name it.
+   */
+  uuid: string;
+}
+/**
+ * The successful answer to `session/interrupt`.
+ */
+export interface SessionInterruptResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: InterruptResult;
+}
+/**
+ * What the CLI still had queued when interrupted, and what it cancelled.
+ */
+export interface InterruptResult {
+  /**
+   * Command uuids of the live messages it cancelled.
+   */
+  cancelled: string[];
+  /**
+   * Command uuids of live messages the CLI still has queued.
+   */
+  stillQueued: string[];
+}
+/**
+ * The successful answer to `session/respondPermission`.
+ */
+export interface SessionRespondPermissionResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: Empty;
+}
+/**
+ * The successful answer to `session/setModel`.
+ */
+export interface SessionSetModelResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: SetModelResult;
+}
+/**
+ * `session/setModel` result.
+ */
+export interface SetModelResult {
+  /**
+   * The model now set (null: the default).
+   */
+  model: string | null;
+}
+/**
+ * The successful answer to `session/setPermissionMode`.
+ */
+export interface SessionSetPermissionModeResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: SetPermissionModeResult;
+}
+/**
+ * `session/setPermissionMode` result.
+ */
+export interface SetPermissionModeResult {
+  /**
+   * The permission mode now set.
+   */
+  mode: string;
+}
+/**
+ * The successful answer to `session/getContextUsage`.
+ */
+export interface SessionGetContextUsageResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: ContextUsageResult;
+}
+/**
+ * `session/getContextUsage` result: the CLI's report, as it gave it.
+ */
+export interface ContextUsageResult {
+  /**
+   * The CLI's report: `categories`, `totalTokens`, `maxTokens`, `percentage`, ...
+   */
+  usage: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * The successful answer to `session/status`.
+ */
+export interface SessionStatusResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: SessionStatus;
+}
+/**
+ * `session/status` result and `session/list` entries.
+ */
+export interface SessionStatus {
+  /**
+   * The session's budget, when it has one.
+   */
+  budgetUsd?: number | null;
+  /**
+   * The CLI's own session id, once it reported one.
+   */
+  claudeSessionId?: string | null;
+  /**
+   * The session's working directory.
+   */
+  cwd: string;
+  /**
+   * The process's state (`running` while it lives).
+   */
+  exitStatus: ExitStatus;
+  /**
+   * The model, as last reported or set.
+   */
+  model?: string | null;
+  /**
+   * Request ids of deferred permission requests awaiting `session/respondPermission`.
+   */
+  pendingPermissions?: string[];
+  /**
+   * The permission mode, as last reported or set.
+   */
+  permissionMode?: string | null;
+  /**
+   * The CLI's process id.
+   */
+  pid: number | null;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+  /**
+   * `idle` (no turn), `busy` (a turn runs), `closing`, or `exited`.
+   */
+  state: "busy" | "closing" | "exited" | "idle";
+  /**
+   * What the session's process spent so far, in USD.
+   */
+  totalCostUsd: number;
+  /**
+   * True while a `session/send` runs.
+   */
+  turnInFlight: boolean;
+  /**
+   * Turns completed so far.
+   */
+  turnsCompleted: number;
+}
+/**
+ * The successful answer to `session/list`.
+ */
+export interface SessionListResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: ListResult;
+}
+/**
+ * `session/list` result.
+ */
+export interface ListResult {
+  /**
+   * One entry per session, in creation order.
+   */
+  sessions: SessionStatus[];
+}
+/**
+ * The successful answer to `session/close`.
+ */
+export interface SessionCloseResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: CloseResult;
+}
+/**
+ * `session/close` result.
+ */
+export interface CloseResult {
+  /**
+   * How the CLI process ended.
+   */
+  exitStatus: ExitStatus;
+  /**
+   * True when the child process was reaped (no zombie, no orphan).
+   */
+  reaped: boolean;
+  /**
+   * The end of the CLI's stderr.
+   */
+  stderrTail: string;
+}
+/**
+ * The bridge's answer to a request that failed. `id` is null when the request's id could not be read (a parse error).
+ */
+export interface ErrorResponse {
+  error: ResponseError;
+  id: RequestId | null;
+  jsonrpc: "2.0";
+}
+/**
+ * The `error` member of an error response from the bridge.
+ */
+export interface ResponseError {
+  code: ErrorCode;
+  data: ErrorData;
+  /**
+   * What went wrong, written for a person.
+   */
+  message: string;
+}
+/**
+ * The `data` member of a bridge error: which error, and its details.
+ */
+export interface ErrorData {
+  /**
+   * For ProcessFailed: how the CLI ended.
+   */
+  exitStatus?: ExitStatus | null;
+  /**
+   * The error's name, e.g. `SessionNotFound`.
+   */
+  kind: string;
+  /**
+   * For LimitExceeded / DeadlineExceeded: which limit.
+   */
+  limit?: string | null;
+  /**
+   * For InvalidParams: the offending field, e.g. `$.prompt`.
+   */
+  path?: string | null;
+  /**
+   * For SessionNotFound: the id that was asked for.
+   */
+  sessionId?: string | null;
+  /**
+   * For CliNotFound: every place looked at.
+   */
+  tried?: string[] | null;
+}
