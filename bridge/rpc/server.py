@@ -356,8 +356,13 @@ class Bridge:
         except RpcError as exc:
             self._reply_error(msg_id, exc)
             return
+        # Registered now, not when the task starts: a `$/cancelRequest` (or a duplicate id)
+        # read right after this request must find it.
+        entry = self.sessions.get(getattr(typed, "session_id", "") or "")
+        inflight = _Inflight(method, anyio.CancelScope(), entry)
+        self._inflight[msg_id] = inflight
         assert self._tg is not None
-        self._tg.start_soon(self._run_request, msg_id, method, handler, typed)
+        self._tg.start_soon(self._run_request, msg_id, inflight, handler, typed)
 
     def _params(self, spec: wire.Method, params: Any) -> Any:
         if spec.params is None:
@@ -374,11 +379,14 @@ class Bridge:
             raise invalid_params(spec.name, exc) from None
 
     async def _run_request(
-        self, msg_id: int | str, method: str, handler: Callable[[Any], Awaitable[Any]], params: Any
+        self,
+        msg_id: int | str,
+        inflight: _Inflight,
+        handler: Callable[[Any], Awaitable[Any]],
+        params: Any,
     ) -> None:
-        entry = self.sessions.get(getattr(params, "session_id", "") or "")
-        with anyio.CancelScope() as scope:
-            self._inflight[msg_id] = _Inflight(method, scope, entry)
+        method = inflight.method
+        with inflight.scope as scope:
             try:
                 result = await handler(params)
                 body = self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "result": result})
@@ -657,6 +665,8 @@ class Bridge:
         try:
             result = await entry.session.send(params.prompt)
             outcome = "interrupted" if result.interrupted else "done"
+            entry.spent += result.cost_usd
+            await self._flush_session(entry)  # the turn's events first, then its progress end
         finally:
             if token is not None:
                 entry.progress_token = None
@@ -664,8 +674,6 @@ class Bridge:
                     "$/progress",
                     wire.ProgressParams(token=token, value={"kind": "end", "message": outcome}),
                 )
-        entry.spent += result.cost_usd
-        await self._flush_session(entry)
         return wire.TurnResult(
             text=result.text,
             is_error=result.is_error,
@@ -833,6 +841,8 @@ class Bridge:
             reason = "deadline"
         elif status.state == "failed":
             reason = "failed"
+            how = f"code {status.code}" if status.code is not None else f"signal {status.signal}"
+            self.log_message(1, f"session {entry.id}: the CLI exited unexpectedly ({how})")
         else:
             reason = "exited"
         params = wire.ExitedParams(
