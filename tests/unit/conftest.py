@@ -1,0 +1,144 @@
+"""Fixtures of the fast unit suite: both anyio backends, the scripted fake CLI, no leftovers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.duplex import DuplexOptions
+from bridge.testing.fake_cli import write_fake_cli
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    """Every ``pytest.mark.anyio`` test runs once on asyncio and once on trio."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def fake_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripted fake ``claude`` (an executable shim), shared by the whole run."""
+    return write_fake_cli(tmp_path_factory.mktemp("fake-cli"))
+
+
+@pytest.fixture
+def fake_cli_with(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
+    """A fake CLI shim that exports the given ``FAKE_CLI_*`` knobs."""
+    count = 0
+
+    def make(env: Mapping[str, str]) -> Path:
+        nonlocal count
+        count += 1
+        return write_fake_cli(tmp_path / f"fake-cli-{count}", env)
+
+    return make
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The CLI's working directory (Bash commands of the fake run there)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def options(fake_cli: Path, workdir: Path) -> Callable[..., DuplexOptions]:
+    """``options(**overrides)``: DuplexOptions for the fake CLI in ``workdir``."""
+
+    def make(**overrides: Any) -> DuplexOptions:
+        values: dict[str, Any] = {"cli_path": fake_cli, "cwd": workdir}
+        values.update(overrides)
+        return DuplexOptions(**values)
+
+    return make
+
+
+SCRIPT_CLI = r"""
+import json, sys
+
+def out(frame):
+    sys.stdout.write(json.dumps(frame) + "\n")
+    sys.stdout.flush()
+
+def ok(request_id, body):
+    return {"type": "control_response",
+            "response": {"subtype": "success", "request_id": request_id, "response": body}}
+
+held = []
+for line in sys.stdin:
+    frame = json.loads(line)
+    if frame.get("type") == "control_request":
+        request_id, request = frame["request_id"], frame["request"]
+        if request.get("subtype") == "hold":
+            held.append((request_id, request))
+        elif request.get("subtype") == "release":
+            out(ok(request_id, {"released": len(held)}))
+            for held_id, held_request in reversed(held):
+                out(ok(held_id, {"n": held_request.get("n")}))
+            held.clear()
+        else:
+            out(ok(request_id, {}))
+    elif frame.get("type") == "user":
+        prompt = frame["message"]["content"]
+        if prompt == "UNKNOWN_FRAME":
+            out({"type": "brand_new_kind", "payload": {"nested": [1, 2]}, "n": 7})
+            text = "sent an unknown frame"
+        elif prompt == "UNKNOWN_REQUEST":
+            out({"type": "control_request", "request_id": "cli-req-1",
+                 "request": {"subtype": "mystery_request", "x": 1}})
+            text = sys.stdin.readline().strip()
+        else:
+            text = "ok"
+        out({"type": "result", "subtype": "success", "is_error": False, "result": text,
+             "session_id": "script-session", "total_cost_usd": 0.0})
+"""
+
+
+@pytest.fixture
+def script_cli(tmp_path: Path) -> Path:
+    """A tiny scripted CLI for what the fake CLI does not do: it prints a frame of an
+    unknown type (prompt ``UNKNOWN_FRAME``), sends the host a control request of an
+    unknown subtype and reports the host's answer as its result (``UNKNOWN_REQUEST``),
+    and answers ``hold`` control requests only at the next ``release``, in reverse order.
+    It sends no ``command_lifecycle`` frames, like a CLI without ``msg_lifecycle_v1``."""
+    script = tmp_path / "script_cli.py"
+    script.write_text(SCRIPT_CLI)
+    shim = tmp_path / "script-claude"
+    shim.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    shim.chmod(0o755)
+    return shim
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(b")", 1)[-1].split()
+        if int(fields[1]) == parent:
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every session test must reap every CLI it started: no child of the test process
+    (running or a zombie) survives it."""
+    if not request.node.module.__name__.rpartition(".")[2].startswith("test_session_"):
+        yield
+        return
+    before = set(_children(os.getpid()))
+    yield
+    left = sorted(set(_children(os.getpid())) - before)
+    assert not left, f"the test left child processes behind: {left}"

@@ -1,0 +1,129 @@
+"""Control requests from the host: typed helpers, the generic call, errors, concurrency."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.duplex import ControlError, DuplexOptions, DuplexSession, SystemStatus
+
+pytestmark = pytest.mark.anyio
+
+Options = Callable[..., DuplexOptions]
+
+
+async def test_set_model_answers_and_the_next_turn_runs_on_it(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        await session.send("before")
+        assert session.last_init is not None
+        assert session.last_init.model == "claude-opus-5-5"
+        answer = await session.set_model("claude-sonnet-5-5")
+        assert session.model == "claude-sonnet-5-5"
+        await session.send("after")
+        init = session.last_init
+    assert answer == {"model": "claude-sonnet-5-5"}
+    assert init is not None and init.model == "claude-sonnet-5-5"
+
+
+async def test_set_permission_mode_answers_and_the_cli_reports_the_new_mode(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        sub = session.subscribe()
+        answer = await session.set_permission_mode("acceptEdits")
+        with anyio.fail_after(5):
+            async for event in sub:
+                if isinstance(event, SystemStatus):
+                    status = event
+                    break
+        assert session.permission_mode == "acceptEdits"
+        await session.send("hi")
+        init = session.last_init
+    assert answer == {"mode": "acceptEdits"}
+    assert status.permission_mode == "acceptEdits"
+    assert init is not None and init.permission_mode == "acceptEdits"
+
+
+async def test_get_context_usage_returns_the_cli_report(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        usage = await session.get_context_usage()
+    assert usage["maxTokens"] == 1_000_000
+    assert {c["id"] for c in usage["categories"]} >= {"system_prompt", "messages"}
+
+
+async def test_mcp_status_without_servers_is_empty(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        assert await session.mcp_status() == {"mcpServers": []}
+
+
+async def test_the_generic_control_call_sends_any_subtype_with_its_payload(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        answer = await session.control("set_model", {"model": "claude-haiku-5-5"})
+        await session.send("hi")
+        init = session.last_init
+    assert answer == {"model": "claude-haiku-5-5"}
+    assert init is not None and init.model == "claude-haiku-5-5"
+
+
+async def test_an_unsupported_subtype_raises_control_error_with_its_error_code(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        with pytest.raises(ControlError) as info:
+            await session.control("rewind_the_universe", {"x": 1})
+        assert session.is_open  # a refused request does not end the session
+        assert (await session.send("still fine")).text == "Echo: still fine"
+    assert info.value.error_code == "unsupported_request"
+    assert "rewind_the_universe" in str(info.value)
+
+
+async def test_concurrent_controls_each_get_their_own_response(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        answers: dict[str, dict[str, Any]] = {}
+
+        async def call(name: str, subtype: str, payload: dict[str, Any] | None = None) -> None:
+            answers[name] = await session.control(subtype, payload)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "model", "set_model", {"model": "claude-haiku-5-5"})
+            tg.start_soon(call, "mode", "set_permission_mode", {"mode": "plan"})
+            tg.start_soon(call, "usage", "get_context_usage")
+            tg.start_soon(call, "mcp", "mcp_status")
+    assert answers["model"] == {"model": "claude-haiku-5-5"}
+    assert answers["mode"] == {"mode": "plan"}
+    assert answers["usage"]["maxTokens"] == 1_000_000
+    assert answers["mcp"] == {"mcpServers": []}
+
+
+async def test_responses_out_of_order_are_matched_to_their_requests(script_cli: Path) -> None:
+    written: list[dict[str, Any]] = []
+    holds_written = anyio.Event()
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+            holds = [f for f in written if f.get("request", {}).get("subtype") == "hold"]
+            if len(holds) == 3:
+                holds_written.set()
+
+    async with DuplexSession.spawn(DuplexOptions(cli_path=script_cli, tap=tap)) as session:
+        answers: dict[int, dict[str, Any]] = {}
+
+        async def hold(n: int) -> None:
+            answers[n] = await session.control("hold", {"n": n})
+
+        async with anyio.create_task_group() as tg:
+            for n in (1, 2, 3):
+                tg.start_soon(hold, n)
+            with anyio.fail_after(5):
+                await holds_written.wait()
+            # The script answers ``release`` first, then the holds newest first.
+            assert await session.control("release") == {"released": 3}
+    assert answers == {1: {"n": 1}, 2: {"n": 2}, 3: {"n": 3}}

@@ -1,0 +1,193 @@
+"""FrameDecoder: the CLI's NDJSON lines into typed frames, with nothing lost.
+
+``frames_sample.ndjson`` holds real frames of CLI 2.1.332 (one of each kind), copied
+from the recorded transcripts in the transcript format (``{"dir": "out", "frame": ...}``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from bridge.duplex import (
+    AssistantFrame,
+    CommandLifecycle,
+    ControlCancelRequest,
+    ControlRequest,
+    ControlResponse,
+    RawFrame,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemOther,
+    SystemStatus,
+    UnknownFrame,
+    UserFrame,
+)
+from bridge.duplex.frames import FrameDecoder
+
+pytestmark = pytest.mark.anyio
+
+SAMPLE = Path(__file__).with_name("frames_sample.ndjson")
+EXPECTED: dict[tuple[str, str | None], type] = {
+    ("system", "init"): SystemInit,
+    ("system", "status"): SystemStatus,
+    ("assistant", None): AssistantFrame,
+    ("user", None): UserFrame,
+    ("stream_event", None): StreamEvent,
+    ("command_lifecycle", None): CommandLifecycle,
+    ("control_request", None): ControlRequest,
+    ("control_response", None): ControlResponse,
+    ("result", "success"): ResultFrame,
+    ("result", "error_during_execution"): ResultFrame,
+}
+
+
+def sample_frames() -> list[dict[str, Any]]:
+    return [json.loads(line)["frame"] for line in SAMPLE.read_text().splitlines() if line]
+
+
+def frame_of(kind: str, subtype: str | None = None) -> dict[str, Any]:
+    return next(
+        f
+        for f in sample_frames()
+        if f["type"] == kind and (subtype is None or f.get("subtype") == subtype)
+    )
+
+
+def decode(frame: dict[str, Any]) -> Any:
+    return FrameDecoder().decode(json.dumps(frame, separators=(",", ":")).encode())
+
+
+@pytest.mark.parametrize(
+    "frame",
+    sample_frames(),
+    ids=lambda f: f"{f['type']}-{f.get('subtype') or f.get('request', {}).get('subtype', '')}",
+)
+async def test_every_sample_frame_decodes_to_its_typed_class(frame: dict[str, Any]) -> None:
+    subtype = frame.get("subtype") if frame["type"] in ("system", "result") else None
+    assert type(decode(frame)) is EXPECTED[(frame["type"], subtype)]
+
+
+async def test_the_sample_covers_every_modelled_kind() -> None:
+    kinds = {
+        (f["type"], f.get("subtype") if f["type"] in ("system", "result") else None)
+        for f in sample_frames()
+    }
+    assert kinds == set(EXPECTED)
+
+
+async def test_system_init_keeps_session_model_mode_version_and_capabilities() -> None:
+    data = frame_of("system", "init")
+    init = decode(data)
+    assert isinstance(init, SystemInit)
+    assert init.session_id == data["session_id"]
+    assert init.model == "claude-opus-5-5"
+    assert init.permission_mode == "default"
+    assert init.claude_code_version == "2.1.332"
+    assert init.tools == data["tools"] and "Bash" in init.tools
+    assert init.capabilities == data["capabilities"]
+
+
+async def test_assistant_frames_carry_text_and_tool_use_blocks() -> None:
+    text, tool = (decode(f) for f in sample_frames() if f["type"] == "assistant")
+    assert isinstance(text, AssistantFrame) and isinstance(tool, AssistantFrame)
+    assert text.text == "Running it. "
+    (block,) = tool.message.content
+    assert (block.type, block.name) == ("tool_use", "Bash")
+    assert block.input == {"command": "echo hello-from-bash", "description": "say hello"}
+    assert tool.text == ""
+    assert tool.message.id is not None and tool.message.id.startswith("msg_")
+
+
+async def test_a_user_frame_carries_its_tool_result() -> None:
+    user = decode(frame_of("user"))
+    assert isinstance(user, UserFrame)
+    assert isinstance(user.message.content, list)
+    (block,) = user.message.content
+    assert (block.type, block.is_error, block.content) == (
+        "tool_result",
+        True,
+        "bash is denied by policy",
+    )
+    assert user.tool_use_result == "Error: bash is denied by policy"
+    assert user.tool_result_meta is not None
+
+
+async def test_a_stream_event_exposes_its_text_delta() -> None:
+    event = decode(frame_of("stream_event"))
+    assert isinstance(event, StreamEvent)
+    assert event.event.type == "content_block_delta"
+    assert event.text_delta == " "
+
+
+async def test_control_frames_keep_their_ids_and_bodies() -> None:
+    request = decode(frame_of("control_request"))
+    response = decode(frame_of("control_response"))
+    lifecycle = decode(frame_of("command_lifecycle"))
+    assert isinstance(request, ControlRequest)
+    assert request.subtype == "can_use_tool"
+    assert request.request["tool_name"] == "AskUserQuestion"
+    assert isinstance(response, ControlResponse)
+    assert response.response["request_id"] == "req_x"
+    assert isinstance(lifecycle, CommandLifecycle)
+    assert (lifecycle.command_uuid, lifecycle.state) == (
+        "11111111-1111-4111-8111-111111111111",
+        "queued",
+    )
+
+
+async def test_result_frames_keep_errors_costs_and_reasons() -> None:
+    api_error = decode(frame_of("result", "success"))
+    aborted = decode(frame_of("result", "error_during_execution"))
+    assert isinstance(api_error, ResultFrame) and isinstance(aborted, ResultFrame)
+    assert (api_error.is_error, api_error.api_error_status, api_error.terminal_reason) == (
+        True,
+        400,
+        "api_error",
+    )
+    assert api_error.result == "API Error: 400 mock says the request is invalid"
+    assert aborted.stop_reason is None
+    assert aborted.terminal_reason == "aborted_streaming"
+    assert aborted.total_cost_usd == pytest.approx(0.00042)
+    assert aborted.num_turns == 2
+    assert aborted.errors and aborted.result is None
+
+
+async def test_a_frame_of_an_unknown_type_is_an_unknown_frame_with_all_its_data() -> None:
+    data = {"type": "keep_alive_v9", "n": 1, "nested": {"a": [1, 2, {"b": None}]}}
+    assert decode(data) == UnknownFrame(type="keep_alive_v9", data=data)
+
+
+async def test_a_system_frame_of_an_unknown_subtype_is_system_other_with_all_its_data() -> None:
+    data = {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"pre": 9}}
+    assert decode(data) == SystemOther(subtype="compact_boundary", data=data)
+
+
+async def test_a_known_type_of_an_unexpected_shape_keeps_all_its_data() -> None:
+    data = {"type": "result", "total_cost_usd": "not a number", "result": "x"}
+    assert decode(data) == UnknownFrame(type="result", data=data)
+
+
+async def test_an_object_without_a_type_is_an_unknown_frame() -> None:
+    assert decode({"hello": "world"}) == UnknownFrame(type="", data={"hello": "world"})
+
+
+async def test_a_control_cancel_request_names_the_withdrawn_request() -> None:
+    frame = decode({"type": "control_cancel_request", "request_id": "r-1"})
+    assert frame == ControlCancelRequest(request_id="r-1")
+
+
+@pytest.mark.parametrize("line", [b"this is not JSON {", b"[1, 2]", b'"text"', b"42"])
+async def test_a_line_that_is_not_a_json_object_raises_decode_error(line: bytes) -> None:
+    with pytest.raises(msgspec.DecodeError):
+        FrameDecoder().decode(line)
+
+
+async def test_a_raw_frame_decodes_its_line() -> None:
+    assert RawFrame(b'{"type":"x","n":1}').decode() == {"type": "x", "n": 1}
+    assert RawFrame(b"[1]").decode() == {"value": [1]}

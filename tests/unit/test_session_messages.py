@@ -1,0 +1,273 @@
+"""Live messages into a running turn, and interrupts that keep the process."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+
+import anyio
+import pytest
+from anyio import wait_all_tasks_blocked
+
+import bridge.duplex.session as session_module
+from bridge.duplex import (
+    Allow,
+    Decision,
+    Defer,
+    DuplexOptions,
+    DuplexSession,
+    InterruptResult,
+    MessageReceipt,
+    NotSent,
+    PermissionDeferred,
+    PermissionRequest,
+    Subscription,
+    SystemInit,
+    TurnResult,
+)
+from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
+
+pytestmark = pytest.mark.anyio
+
+Options = Callable[..., DuplexOptions]
+HELD = "TOOL Read {}"  # a turn that waits for a (deferred) permission answer
+
+
+async def defer(request: PermissionRequest) -> Decision:
+    return Defer()
+
+
+async def next_deferred(sub: Subscription) -> PermissionRequest:
+    with anyio.fail_after(10):
+        async for event in sub:
+            if isinstance(event, PermissionDeferred):
+                return event.request
+    raise AssertionError("no permission was deferred")
+
+
+async def started(sub: Subscription) -> None:
+    """Wait for the ``system/init`` that starts a turn."""
+    with anyio.fail_after(10):
+        async for event in sub:
+            if isinstance(event, SystemInit):
+                return
+    raise AssertionError("no turn started")
+
+
+class Turn:
+    """A ``send`` running in the background; ``result`` once it returned."""
+
+    def __init__(self, session: DuplexSession, prompt: str) -> None:
+        self.session, self.prompt = session, prompt
+        self.result: TurnResult | None = None
+
+    async def __call__(self) -> None:
+        self.result = await self.session.send(self.prompt)
+
+
+# ---------------------------------------------------------------- send_message
+
+
+async def test_a_message_is_answered_within_the_same_turn_by_the_same_process(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        pid = session.pid
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            request = await next_deferred(sub)
+            receipt = await session.send_message("and one more thing")
+            session.respond_to_permission(request.request_id, Allow())
+        assert session.pid == pid
+    result = turn.result
+    assert result is not None
+    assert isinstance(receipt, MessageReceipt)
+    assert result.command_uuids[1] == receipt.uuid
+    assert [r.result for r in result.results] == [
+        "Tool finished: Read done: {}",
+        "Echo: and one more thing",
+    ]
+    assert result.text == "Echo: and one more thing"
+    assert result.cost_usd == pytest.approx(3 * 0.00012)
+
+
+async def test_the_turn_ends_only_after_every_command_completed(options: Options) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            first = await next_deferred(sub)
+            await session.send_message(HELD)  # this command will wait for permission too
+            session.respond_to_permission(first.request_id, Allow())
+            second = await next_deferred(sub)
+            assert session.turn_in_flight  # first command done, the message still runs
+            assert turn.result is None
+            session.respond_to_permission(second.request_id, Allow())
+    assert turn.result is not None
+    states = [
+        (e.command_uuid, e.state)
+        for e in turn.result.events
+        if type(e).__name__ == "CommandLifecycle"
+    ]
+    for uuid in turn.result.command_uuids:
+        assert (uuid, "completed") in states
+    assert len(turn.result.results) == 2
+
+
+async def test_a_message_with_no_turn_running_is_not_sent(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        with pytest.raises(NotSent, match="no turn is running"):
+            await session.send_message("anyone?")
+        await session.send("a turn")
+        with pytest.raises(NotSent, match="no turn is running"):
+            await session.send_message("too late")
+
+
+async def test_at_most_eight_messages_wait_in_the_queue(options: Options) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.send, HELD)
+            await next_deferred(sub)
+            receipts = [await session.send_message(f"m{i}") for i in range(MAX_QUEUED_MESSAGES)]
+            with pytest.raises(NotSent, match="8 messages are already queued"):
+                await session.send_message("one too many")
+            cancelled = await session.interrupt(cancel_queued=True)
+    assert MAX_QUEUED_MESSAGES == 8
+    assert sorted(cancelled.cancelled) == sorted(r.uuid for r in receipts)
+
+
+async def test_a_turn_takes_at_most_thirty_two_messages(options: Options) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe(capacity=100_000)
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            # Every command waits for its permission; one message is written while it
+            # waits, so the queue stays short and the turn never runs dry.
+            for _ in range(MAX_MESSAGES_PER_TURN):
+                request = await next_deferred(sub)
+                await session.send_message(HELD)
+                session.respond_to_permission(request.request_id, Allow())
+            last = await next_deferred(sub)
+            with pytest.raises(NotSent, match="already took 32"):
+                await session.send_message("the 33rd")
+            session.respond_to_permission(last.request_id, Allow())
+    assert MAX_MESSAGES_PER_TURN == 32
+    assert turn.result is not None
+    assert len(turn.result.command_uuids) == 1 + MAX_MESSAGES_PER_TURN
+    assert len(turn.result.results) == 1 + MAX_MESSAGES_PER_TURN
+
+
+async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_written(
+    options: Options, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_module, "MESSAGE_TAKE_TIMEOUT", 0.3)
+    written: list[bytes] = []
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(line)
+
+    async with DuplexSession.spawn(options(permission_handler=defer, tap=tap)) as session:
+        assert session.pid is not None
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        receipts: list[MessageReceipt] = []
+        filled = anyio.Event()
+
+        async def filler() -> None:
+            receipts.append(await session.send_message("FILLER " + "x" * (1 << 20)))
+            filled.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            request = await next_deferred(sub)
+            os.kill(session.pid, signal.SIGSTOP)  # the CLI stops reading its stdin
+            try:
+                tg.start_soon(filler)  # fills the pipe and keeps the writer busy
+                await wait_all_tasks_blocked()
+                with pytest.raises(NotSent, match="did not take the message"):
+                    await session.send_message("MARKER-withdrawn")
+            finally:
+                os.kill(session.pid, signal.SIGCONT)
+            with anyio.fail_after(10):
+                await filled.wait()
+            session.respond_to_permission(request.request_id, Allow())
+    assert not any(b"MARKER-withdrawn" in line for line in written)
+    assert turn.result is not None
+    assert turn.result.command_uuids == [turn.result.command_uuids[0], receipts[0].uuid]
+    assert not any("MARKER" in (r.result or "") for r in turn.result.results)
+
+
+# ---------------------------------------------------------------- interrupt
+
+
+async def test_interrupt_mid_reply_resolves_the_send_as_interrupted_and_keeps_the_process(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        pid = session.pid
+        sub = session.subscribe()
+        turn = Turn(session, "SLOW")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await started(sub)
+            answer = await session.interrupt()
+        after = await session.send("after the interrupt")
+        assert session.pid == pid
+    assert answer == InterruptResult(still_queued=[], cancelled=[])
+    result = turn.result
+    assert result is not None
+    assert result.interrupted is True
+    assert result.is_error is True
+    assert result.subtype == "error_during_execution"
+    assert result.terminal_reason == "aborted_streaming"
+    assert result.text.startswith("word0 ")
+    assert after.text == "Echo: after the interrupt"
+    assert after.interrupted is False
+
+
+async def test_interrupt_with_no_turn_running_is_harmless(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        assert await session.interrupt() == InterruptResult(still_queued=[], cancelled=[])
+        result = await session.send("fine")
+    assert result.text == "Echo: fine"
+    assert result.interrupted is False
+
+
+async def test_a_plain_interrupt_leaves_queued_messages_to_run(options: Options) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await next_deferred(sub)
+            receipt = await session.send_message("queued behind")
+            answer = await session.interrupt()
+    assert answer.still_queued == [receipt.uuid]
+    assert turn.result is not None
+    assert turn.result.interrupted is True
+    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+
+
+async def test_interrupt_with_cancel_queued_lists_the_cancelled_messages(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await next_deferred(sub)
+            receipts = [await session.send_message(f"queued {i}") for i in range(2)]
+            answer = await session.interrupt(cancel_queued=True)
+        assert (await session.send("next")).text == "Echo: next"
+    assert answer == InterruptResult(still_queued=[], cancelled=[r.uuid for r in receipts])
+    assert turn.result is not None
+    assert turn.result.interrupted is True
+    assert not any("queued" in (r.result or "") for r in turn.result.results)

@@ -1,0 +1,273 @@
+"""Permission prompts: Allow (as is or rewritten), Deny, Defer, cancellation, failures, dialogs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.duplex import (
+    Allow,
+    Decision,
+    Defer,
+    Deny,
+    DuplexOptions,
+    DuplexSession,
+    PermissionDeferred,
+    PermissionRequest,
+    Subscription,
+    TurnResult,
+    UnknownRequest,
+    UserFrame,
+)
+
+pytestmark = pytest.mark.anyio
+
+Options = Callable[..., DuplexOptions]
+
+
+def tool_results(result: TurnResult) -> list[dict[str, Any]]:
+    """The tool_result blocks the CLI reported during the turn."""
+    blocks = []
+    for event in result.events:
+        if isinstance(event, UserFrame) and isinstance(event.message.content, list):
+            blocks += [
+                {"content": b.content, "is_error": bool(b.is_error), "id": b.tool_use_id}
+                for b in event.message.content
+                if b.type == "tool_result"
+            ]
+    return blocks
+
+
+class Recorder:
+    """A permission handler that records each request and answers with ``decide``."""
+
+    def __init__(self, decide: Callable[[PermissionRequest], Decision]) -> None:
+        self.requests: list[PermissionRequest] = []
+        self._decide = decide
+
+    async def __call__(self, request: PermissionRequest) -> Decision:
+        self.requests.append(request)
+        return self._decide(request)
+
+
+async def next_deferred(sub: Subscription) -> PermissionRequest:
+    with anyio.fail_after(10):
+        async for event in sub:
+            if isinstance(event, PermissionDeferred):
+                return event.request
+    raise AssertionError("no permission was deferred")
+
+
+async def test_allow_runs_the_tool_with_its_original_input(options: Options, workdir: Path) -> None:
+    handler = Recorder(lambda request: Allow())
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("USE_BASH")
+    assert (workdir / "made-by-bash").exists()
+    assert [r.tool_name for r in handler.requests] == ["Bash"]
+    assert tool_results(result)[0]["is_error"] is False
+    assert result.text == "Tool finished: hello-from-bash"
+
+
+async def test_the_handler_sees_the_request_fields(options: Options, workdir: Path) -> None:
+    handler = Recorder(lambda request: Allow())
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("USE_BASH")
+    (request,) = handler.requests
+    assert request.tool_name == "Bash"
+    assert request.display_name == "Bash"
+    assert "touch" in request.input["command"]
+    assert request.description == "say hello"
+    assert request.blocked_path == str(workdir / "made-by-bash")
+    assert request.suggestions and request.suggestions[0]["type"] == "addRules"
+    assert request.tool_use_id == tool_results(result)[0]["id"]
+    assert request.requires_user_interaction is False
+
+
+async def test_allow_with_rewritten_input_runs_the_rewritten_command_only(
+    options: Options, workdir: Path
+) -> None:
+    handler = Recorder(lambda request: Allow(updated_input={"command": "touch rewritten"}))
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        await session.send('TOOL Bash {"command": "touch original"}')
+    assert handler.requests[0].input == {"command": "touch original"}
+    assert (workdir / "rewritten").exists()
+    assert not (workdir / "original").exists()
+
+
+async def test_deny_has_no_side_effect_and_the_model_sees_the_message(
+    options: Options, workdir: Path
+) -> None:
+    handler = Recorder(lambda request: Deny(message="no shell today"))
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("USE_BASH")
+    assert not (workdir / "made-by-bash").exists()
+    (block,) = tool_results(result)
+    assert block["is_error"] is True
+    assert block["content"] == "no shell today"
+    assert result.text == "Tool finished: no shell today"
+    assert result.interrupted is False
+    assert [d["tool_name"] for d in result.results[0].permission_denials] == ["Bash"]
+
+
+async def test_deny_with_interrupt_stops_the_turn(options: Options, workdir: Path) -> None:
+    handler = Recorder(lambda request: Deny(message="stop", interrupt=True))
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("USE_BASH")
+        after = await session.send("still here")
+    assert not (workdir / "made-by-bash").exists()
+    assert result.interrupted is True
+    assert result.subtype == "error_during_execution"
+    assert tool_results(result)[0]["is_error"] is True
+    assert after.text == "Echo: still here"
+
+
+async def test_defer_then_allow_from_another_task_runs_the_original_input(
+    options: Options, workdir: Path
+) -> None:
+    handler = Recorder(lambda request: Defer())
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        sub = session.subscribe()
+        async with anyio.create_task_group() as tg:
+            results: list[TurnResult] = []
+
+            async def turn() -> None:
+                results.append(await session.send("USE_BASH"))
+
+            tg.start_soon(turn)
+            request = await next_deferred(sub)
+            assert session.pending_permissions() == [request]
+            assert request == handler.requests[0]
+            assert not (workdir / "made-by-bash").exists()
+            tg.start_soon(_respond, session, request.request_id, Allow())
+        assert session.pending_permissions() == []
+    assert (workdir / "made-by-bash").exists()
+    assert results[0].text == "Tool finished: hello-from-bash"
+
+
+async def _respond(session: DuplexSession, request_id: str, decision: Allow | Deny) -> None:
+    session.respond_to_permission(request_id, decision)
+
+
+async def test_defer_then_deny_denies(options: Options, workdir: Path) -> None:
+    async with DuplexSession.spawn(options(permission_handler=Recorder(lambda r: Defer()))) as s:
+        sub = s.subscribe()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(s.send, "USE_BASH")
+            request = await next_deferred(sub)
+            s.respond_to_permission(request.request_id, Deny(message="later, no"))
+        result = await s.wait_turn()
+    assert result is not None
+    assert result.text == "Tool finished: later, no"
+    assert not (workdir / "made-by-bash").exists()
+
+
+async def test_respond_to_permission_with_an_unknown_id_raises_unknown_request(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options(permission_handler=Recorder(lambda r: Defer()))) as s:
+        with pytest.raises(UnknownRequest) as info:
+            s.respond_to_permission("no-such-request", Allow())
+        assert info.value.request_id == "no-such-request"
+        sub = s.subscribe()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(s.send, "USE_BASH")
+            request = await next_deferred(sub)
+            s.respond_to_permission(request.request_id, Allow())
+            with pytest.raises(UnknownRequest):  # answered already
+                s.respond_to_permission(request.request_id, Deny())
+
+
+async def test_without_a_handler_a_permission_prompt_is_denied(
+    options: Options, workdir: Path
+) -> None:
+    # No handler, yet the CLI was told to ask the host: the session's default denies.
+    opts = options(extra_args=["--permission-prompt-tool=stdio"])
+    async with DuplexSession.spawn(opts) as session:
+        result = await session.send("USE_BASH")
+    assert not (workdir / "made-by-bash").exists()
+    (block,) = tool_results(result)
+    assert block["is_error"] is True
+    assert "Bash was denied" in block["content"]
+
+
+async def test_a_request_the_cli_withdraws_cancels_the_handler_and_is_never_answered(
+    options: Options,
+) -> None:
+    cancelled = anyio.Event()
+    asked: list[str] = []
+    written: list[dict[str, Any]] = []
+
+    async def handler(request: PermissionRequest) -> Decision:
+        asked.append(request.request_id)
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()
+        raise AssertionError("unreachable")
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+
+    opts = options(permission_handler=handler, tap=tap)
+    async with DuplexSession.spawn(opts) as session:
+        result = await session.send("ASK_CANCEL")
+        with anyio.fail_after(5):
+            await cancelled.wait()
+    assert len(asked) == 1
+    answers = [
+        f
+        for f in written
+        if f["type"] == "control_response" and f["response"]["request_id"] == asked[0]
+    ]
+    assert answers == []
+    assert "Permission request was cancelled" in result.text
+
+
+async def test_a_handler_that_raises_gets_an_error_answer_and_the_turn_ends(
+    options: Options, workdir: Path
+) -> None:
+    async def handler(request: PermissionRequest) -> Decision:
+        raise RuntimeError("handler broke")
+
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        with anyio.fail_after(10):
+            result = await session.send("USE_BASH")
+        assert session.is_open
+    assert not (workdir / "made-by-bash").exists()
+    assert "RuntimeError: handler broke" in result.text
+    assert tool_results(result)[0]["is_error"] is True
+
+
+async def test_a_handler_returning_no_decision_gets_an_error_answer(
+    options: Options, workdir: Path
+) -> None:
+    async def handler(request: PermissionRequest) -> Any:
+        return "yes please"
+
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("USE_BASH")
+    assert not (workdir / "made-by-bash").exists()
+    assert "TypeError" in result.text
+
+
+async def test_ask_user_question_round_trips_answers_in_updated_input(options: Options) -> None:
+    def answer(request: PermissionRequest) -> Decision:
+        question = request.input["questions"][0]["question"]
+        return Allow(updated_input={**request.input, "answers": {question: "Blue"}})
+
+    handler = Recorder(answer)
+    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+        result = await session.send("ASKQ")
+    (request,) = handler.requests
+    assert request.tool_name == "AskUserQuestion"
+    assert request.requires_user_interaction is True
+    assert [o["label"] for o in request.input["questions"][0]["options"]] == ["Red", "Blue"]
+    (block,) = tool_results(result)
+    assert 'Your questions have been answered: "Which colour?"="Blue"' in block["content"]
+    assert result.text.startswith('Tool finished: Your questions have been answered: "Which')
