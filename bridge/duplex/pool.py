@@ -41,7 +41,8 @@ def pool_key(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> st
 class _Spare:
     def __init__(self, session: DuplexSession) -> None:
         self.session = session
-        self.taken = anyio.Event()
+        self.released = anyio.Event()  # taken by a caller, or the pool closed
+        self.taken = False
 
 
 class WarmPool:
@@ -55,6 +56,7 @@ class WarmPool:
         self.idle_timeout = idle_timeout
         self._ready: dict[str, list[_Spare]] = {}
         self._starting: dict[str, int] = {}
+        self._changed: dict[str, anyio.Event] = {}
         self._closed = False
         self.hits = 0
         self.misses = 0
@@ -65,17 +67,35 @@ class WarmPool:
             return len(self._ready.get(key, []))
         return sum(len(v) for v in self._ready.values())
 
+    def ready_sessions(self, key: str) -> list[DuplexSession]:
+        """The spares ready for ``key`` (for inspection; use :meth:`take` to use one)."""
+        return [spare.session for spare in self._ready.get(key, [])]
+
+    async def wait_ready(self, key: str, count: int = 1) -> None:
+        """Wait until ``count`` spares for ``key`` are ready (or none is starting)."""
+        while len(self._ready.get(key, [])) < count and self._starting.get(key, 0):
+            await self._changed.setdefault(key, anyio.Event()).wait()
+
     async def take(self, key: str) -> DuplexSession | None:
-        """A ready spare for ``key``, or None (then start one cold)."""
-        ready = self._ready.get(key, [])
-        while ready:
-            spare = ready.pop()
-            if spare.session.is_open:
-                spare.taken.set()
-                self.hits += 1
-                return spare.session
-        self.misses += 1
-        return None
+        """A spare for ``key``, or None (then start one cold).
+
+        A spare that is still starting is waited for: it is further along than
+        a cold spawn would be.
+        """
+        while True:
+            ready = self._ready.get(key, [])
+            while ready:
+                spare = ready.pop()
+                if spare.session.is_open:
+                    spare.taken = True
+                    spare.released.set()
+                    self.hits += 1
+                    return spare.session
+            if self._closed or self._starting.get(key, 0) == 0:
+                self.misses += 1
+                return None
+            changed = self._changed.setdefault(key, anyio.Event())
+            await changed.wait()
 
     def replenish(self, key: str, make: Callable[[], DuplexSession]) -> None:
         """Start spares for ``key`` until ``size`` are ready or starting."""
@@ -92,15 +112,17 @@ class WarmPool:
             async with anyio.create_task_group() as tg:
                 try:
                     await tg.start(session.run)
+                    if not self._closed:
+                        self._ready.setdefault(key, []).append(spare)
                 finally:
                     self._starting[key] = self._starting.get(key, 1) - 1
+                    self._changed.pop(key, anyio.Event()).set()
                 if self._closed:
                     await session.close(grace=0)
                     return
-                self._ready.setdefault(key, []).append(spare)
                 with anyio.move_on_after(self.idle_timeout):
-                    await spare.taken.wait()
-                if not spare.taken.is_set():  # idle too long: reap it
+                    await spare.released.wait()
+                if not spare.released.is_set():  # idle too long: reap it
                     with contextlib.suppress(ValueError):
                         self._ready.get(key, []).remove(spare)
                     await session.close(grace=0.5)
@@ -116,6 +138,7 @@ class WarmPool:
         self._ready.clear()
         async with anyio.create_task_group() as tg:
             for spare in spares:
+                spare.released.set()
                 tg.start_soon(_close_quietly, spare.session)
 
 

@@ -5,8 +5,11 @@ on Linux, with a parent-death signal, so it dies with the host even when the
 host is killed without a chance to clean up. Closing is a ladder: close stdin,
 wait ``grace`` seconds for the CLI to finish and exit by itself, SIGTERM the
 whole group, wait ``kill_grace``, SIGKILL the group. After the leader is reaped
-the group gets one more SIGKILL, so no grandchild (a Bash tool's command, an
-MCP server) outlives the session.
+the group gets one more SIGKILL, so no grandchild (an MCP server) outlives the
+session. The CLI runs each Bash tool command in a session of its own, outside
+that group, so the child is also made a *child subreaper*: orphaned
+descendants (``cmd &``) are adopted by the CLI, not by init, and are found by
+walking ``/proc`` before the CLI is stopped and killed after it.
 
 Pipes are non-blocking file descriptors awaited with ``anyio.wait_readable`` /
 ``wait_writable``; the exit is awaited on a pidfd. Nothing blocks the event loop
@@ -56,9 +59,54 @@ class ExitStatus(msgspec.Struct, frozen=True):
         return cls("completed" if rc == 0 else "failed", code=rc, stderr_tail=stderr_tail)
 
 
-def _parent_death_signal() -> None:  # runs in the child between fork and exec
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _child_setup() -> None:  # runs in the child between fork and exec
     if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        # Orphans of the CLI's descendants (a Bash tool's `cmd &`, which the CLI runs in a
+        # session of its own) are adopted by the CLI instead of init, so that closing the
+        # session can still find and kill them. The attribute survives execve.
+        _PRCTL(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _proc_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, start time, process group) for every process, read from /proc (Linux)."""
+    table: dict[int, tuple[int, int, int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] == b"Z":
+            continue  # already dead, only not reaped by its parent
+        table[int(name)] = (int(fields[1]), int(fields[19]), int(fields[2]))
+    return table
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """Every live descendant of ``pid``: pid -> start time (to tell a reused pid apart)."""
+    table = _proc_table()
+    children: dict[int, list[int]] = {}
+    for child, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found: dict[int, int] = {}
+    todo = list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        if child not in found:
+            found[child] = table[child][1]
+            todo.extend(children.get(child, []))
+    return found
 
 
 def _load_prctl() -> ctypes._NamedFuncPointer | None:
@@ -86,6 +134,7 @@ class CliProcess:
             os.set_blocking(fd, False)
         self._write_lock = anyio.Lock()
         self._close_after_write = False
+        self._strays: dict[int, int] = {}
         self._ring = bytearray()
         self._exit: ExitStatus | None = None
         self._exited = anyio.Event()
@@ -112,7 +161,7 @@ class CliProcess:
                 cwd=cwd,
                 env=dict(env),
                 start_new_session=True,
-                preexec_fn=_parent_death_signal if _PRCTL is not None else None,
+                preexec_fn=_child_setup if _PRCTL is not None else None,
                 close_fds=True,
             )
         except FileNotFoundError as exc:
@@ -237,7 +286,10 @@ class CliProcess:
                 os.close(self._pidfd)
                 self._pidfd = None
         rc = self._popen.returncode
-        self._kill_group()  # leftovers of the group die with their leader
+        # Leftovers of the group, and descendants that left it, die with their leader;
+        # the status is reported only once they are really gone.
+        with anyio.CancelScope(shield=True):
+            await self._kill_leftovers()
         # What the child wrote to stderr just before it exited may not be read yet:
         # the status carries the tail, so wait (briefly) for the drain to reach EOF.
         with anyio.CancelScope(shield=True), anyio.move_on_after(1):
@@ -267,11 +319,13 @@ class CliProcess:
         cancellation: once started, the ladder runs to the end.
         """
         with anyio.CancelScope(shield=True):
+            self._note_descendants()
             self.close_stdin()
             if grace > 0:
                 with anyio.move_on_after(grace):
                     await self.wait()
             if self._exit is None:
+                self._note_descendants()
                 self._signal_group(signal.SIGTERM)
                 with anyio.move_on_after(kill_grace):
                     await self.wait()
@@ -284,9 +338,41 @@ class CliProcess:
     def kill_now(self) -> None:
         """SIGKILL the whole group at once (no grace). Safe to call any time."""
         if self._exit is None:
+            self._note_descendants()
             self._signal_group(signal.SIGKILL)
         else:
             self._kill_group()
+
+    def _note_descendants(self) -> None:
+        """Remember the CLI's descendants, which may live outside its process group."""
+        if self._exit is None:
+            self._strays.update(descendants(self._popen.pid))
+
+    async def _kill_leftovers(self) -> None:
+        """SIGKILL what is left of the group and the noted descendants; await their deaths."""
+        pgid = self._popen.pid
+        table = _proc_table()
+        victims = [pid for pid, (_, _, group) in table.items() if group == pgid]
+        victims += [
+            pid
+            for pid, started in self._strays.items()
+            if pid in table and table[pid][1] == started  # the same process, not a reused pid
+        ]
+        self._strays.clear()
+        pidfds: list[int] = []
+        for pid in dict.fromkeys(victims):
+            try:
+                pidfds.append(os.pidfd_open(pid))
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, AttributeError, OSError):
+                continue
+        try:
+            with anyio.move_on_after(2):
+                for fd in pidfds:  # readable once that process has exited
+                    await anyio.wait_readable(fd)
+        finally:
+            for fd in pidfds:
+                os.close(fd)
 
     def _signal_group(self, sig: int) -> None:
         try:

@@ -1,0 +1,114 @@
+"""WarmPool: spare sessions per spawn key, handed out at once, reaped when idle."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import anyio
+import pytest
+
+from bridge.duplex import DuplexOptions, DuplexSession, WarmPool, pool_key
+
+pytestmark = pytest.mark.anyio
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is not alive: the pool must reap what it kills
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_pool_key_is_stable_and_names_everything_fixed_at_spawn() -> None:
+    key = pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/w")
+    assert key == pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/w")
+    assert key != pool_key(["claude", "-p", "--model=b"], {"A": "1"}, "/w")
+    assert key != pool_key(["claude", "-p", "--model=a"], {"A": "2"}, "/w")
+    assert key != pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/elsewhere")
+
+
+async def test_take_from_an_empty_pool_is_a_miss() -> None:
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1)
+        assert await pool.take("nothing") is None
+        assert pool.misses == 1
+        await pool.aclose()
+
+
+async def test_a_replenished_spare_is_handed_out_initialized_and_takes_turns(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1)
+        pool.replenish("k", lambda: DuplexSession(options()))
+        with anyio.fail_after(15):
+            session = await pool.take("k")  # waits for the spare that is starting
+        assert session is not None
+        assert pool.hits == 1
+        assert session.is_open and session.server_info  # initialize already answered
+        result = await session.send("hello")
+        assert result.text == "Echo: hello"
+        await session.close()
+        await pool.aclose()
+
+
+async def test_replenish_keeps_size_spares_per_key_and_no_more(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    made = 0
+
+    def make() -> DuplexSession:
+        nonlocal made
+        made += 1
+        return DuplexSession(options())
+
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=2)
+        pool.replenish("k", make)
+        pool.replenish("k", make)  # already two starting: nothing new
+        assert made == 2
+        with anyio.fail_after(15):
+            first = await pool.take("k")
+        assert first is not None
+        pool.replenish("k", make)  # one left (ready or starting): one more
+        assert made == 3
+        await first.close()
+        await pool.aclose()
+
+
+async def test_a_spare_idle_past_its_timeout_is_closed_and_reaped(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1, idle_timeout=0.3)
+        pool.replenish("k", lambda: DuplexSession(options()))
+        with anyio.fail_after(15):
+            await pool.wait_ready("k")
+            spare = pool.ready_sessions("k")[0]
+            pid = spare.pid
+            assert pid is not None and _alive(pid)
+            status = await spare.wait_for_exit()
+        assert status.state != "running"
+        assert not _alive(pid)
+        assert pool.spares("k") == 0
+        assert await pool.take("k") is None
+        await pool.aclose()
+
+
+async def test_closing_the_pool_closes_every_spare(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=2)
+        pool.replenish("a", lambda: DuplexSession(options()))
+        with anyio.fail_after(15):
+            await pool.wait_ready("a", 2)
+        pids = [s.pid for s in pool.ready_sessions("a")]
+        await pool.aclose()
+        for pid in pids:
+            assert pid is not None and not _alive(pid)
+        assert await pool.take("a") is None
