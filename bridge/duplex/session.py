@@ -506,6 +506,7 @@ class DuplexSession:
         self._check_open()
         if self.turn_in_flight:
             raise TurnInFlight("a turn is already running; use send_message or interrupt")
+        previous = self._turn
         turn = _Turn(self._total_cost, self.options.turn_event_history)
         command = str(uuid_mod.uuid4())
         turn.commands[command] = "pending"
@@ -513,8 +514,12 @@ class DuplexSession:
         try:
             await self._write_user(prompt, command)
         except BaseException as exc:
-            if not turn.done.is_set():
-                self._end_turn(turn, exc if isinstance(exc, DuplexError) else None)
+            if isinstance(exc, DuplexError):
+                self._end_turn(turn, exc)
+            elif self._turn is turn:
+                # Cancelled (or unencodable) before a byte was written: the CLI never saw
+                # the prompt, so there is no turn, and no empty "success" to report for it.
+                self._turn = previous
             raise
         if self.options.limits.turn_timeout is not None and self._tg is not None:
             self._tg.start_soon(self._turn_deadline, turn, self.options.limits.turn_timeout)

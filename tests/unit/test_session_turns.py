@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable
 
 import anyio
@@ -132,6 +134,28 @@ async def test_cancelling_the_caller_abandons_the_wait_not_the_turn(options: Opt
     assert result is not None
     assert result.text.startswith("Tool finished: Read done")
     assert result.interrupted is False
+
+
+async def test_a_send_cancelled_before_its_prompt_was_written_leaves_no_turn(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        assert session.pid is not None
+        os.kill(session.pid, signal.SIGSTOP)  # the CLI stops reading: a big write blocks
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(session.control, "get_context_usage", {"pad": "x" * (1 << 20)})
+                await anyio.wait_all_tasks_blocked()
+                with anyio.move_on_after(0.2) as scope:
+                    await session.send("never written")
+                assert scope.cancelled_caught
+                os.kill(session.pid, signal.SIGCONT)
+        finally:
+            os.kill(session.pid, signal.SIGCONT)
+        assert not session.turn_in_flight
+        assert await session.wait_turn() is None
+        assert session.turns_completed == 0
+        assert (await session.send("next")).text == "Echo: next"
 
 
 async def test_several_turns_run_on_one_process(options: Options) -> None:
