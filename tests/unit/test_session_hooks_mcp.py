@@ -101,6 +101,31 @@ async def test_a_hook_whose_matcher_does_not_match_is_not_called(options: Option
     assert hook.calls == []
 
 
+async def test_a_hook_that_raises_gets_an_error_answer_and_the_turn_goes_on(
+    options: Options,
+) -> None:
+    written: list[dict[str, Any]] = []
+
+    async def broken(hook_input: dict[str, Any], tool_use_id: str | None) -> dict[str, Any]:
+        raise RuntimeError("hook broke")
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+
+    opts = options(hooks=[HookMatcher(event="PreToolUse", callbacks=[broken])], tap=tap)
+    async with DuplexSession.spawn(opts) as session:
+        with anyio.fail_after(10):
+            result = await session.send("USE_BASH")
+    errors = [
+        f["response"]
+        for f in written
+        if f["type"] == "control_response" and f["response"]["subtype"] == "error"
+    ]
+    assert [e["error"] for e in errors] == ["RuntimeError: hook broke"]
+    assert result.text.startswith("Tool finished: ")
+
+
 # ---------------------------------------------------------------- in-process MCP
 
 

@@ -46,18 +46,23 @@ async def assert_closed_and_reaped(session: DuplexSession) -> None:
         await session.send("after the breach")
 
 
+@pytest.mark.parametrize(
+    ("size", "limit"),
+    [(50_000, 10_000), (100_000, 70_000), (1_000_000, 100_000)],
+    ids=["one-read", "line-across-reads", "partial-line-over-limit"],
+)
 async def test_an_oversize_frame_raises_limit_exceeded_and_closes_the_session(
-    options: Options,
+    options: Options, size: int, limit: int
 ) -> None:
-    async with DuplexSession.spawn(options(limits=Limits(max_frame_bytes=10_000))) as session:
+    async with DuplexSession.spawn(options(limits=Limits(max_frame_bytes=limit))) as session:
         sub = session.subscribe()
         with pytest.raises(LimitExceeded) as info:
-            await session.send("OVERSIZE 50000")
+            await session.send(f"OVERSIZE {size}")
         await assert_closed_and_reaped(session)
         events = [event async for event in sub]
     assert info.value.limit == "max_frame_bytes"
-    assert info.value.maximum == 10_000
-    assert info.value.value > 10_000
+    assert info.value.maximum == limit
+    assert info.value.value > limit
     assert not any(isinstance(e, ResultFrame) for e in events)
     assert isinstance(events[-1], SessionExited)
 

@@ -266,6 +266,7 @@ async def test_interrupt_with_cancel_queued_lists_the_cancelled_messages(
             await next_deferred(sub)
             receipts = [await session.send_message(f"queued {i}") for i in range(2)]
             answer = await session.interrupt(cancel_queued=True)
+        assert session.pending_permissions() == []  # the CLI withdrew its pending prompt
         assert (await session.send("next")).text == "Echo: next"
     assert answer == InterruptResult(still_queued=[], cancelled=[r.uuid for r in receipts])
     assert turn.result is not None

@@ -9,7 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from bridge.duplex import CliNotFound, DuplexOptions, McpServer, deny_all, discovery, find_cli
+from bridge.duplex import (
+    Allow,
+    CliNotFound,
+    Decision,
+    DuplexOptions,
+    DuplexSession,
+    McpServer,
+    PermissionRequest,
+    deny_all,
+    discovery,
+    find_cli,
+)
 from bridge.duplex.discovery import ENV_VAR
 
 pytestmark = pytest.mark.anyio
@@ -181,6 +192,33 @@ async def test_cwd_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
     assert DuplexOptions(cwd="proj").working_dir() == str(tmp_path / "proj")
     assert DuplexOptions().working_dir() is None
+
+
+async def allow(request: PermissionRequest) -> Decision:
+    return Allow()
+
+
+async def test_the_spawned_cli_runs_without_claudecode_and_with_the_extra_env(
+    fake_cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDECODE", "1")
+    opts = DuplexOptions(
+        cli_path=fake_cli, cwd=tmp_path, env={"EXTRA_MARK": "-v"}, permission_handler=allow
+    )
+    command = 'echo "[${CLAUDECODE:-unset}] [$EXTRA_MARK]"'
+    async with DuplexSession.spawn(opts) as session:
+        result = await session.send("TOOL Bash " + json.dumps({"command": command}))
+    assert result.text == "Tool finished: [unset] [-v]"
+
+
+async def test_the_spawned_cli_reads_a_dash_value_as_the_value_of_its_flag(
+    fake_cli: Path, tmp_path: Path
+) -> None:
+    opts = DuplexOptions(cli_path=fake_cli, cwd=tmp_path, model="--version")
+    async with DuplexSession.spawn(opts) as session:
+        await session.send("hi")  # the fake would print its version and exit on --version
+        init = session.last_init
+    assert init is not None and init.model == "--version"
 
 
 # ---------------------------------------------------------------- find_cli

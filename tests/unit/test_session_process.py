@@ -103,6 +103,23 @@ async def test_a_non_cli_executable_raises_process_failed_with_its_exit_code() -
     assert info.value.exit_status.code == 1
 
 
+async def test_a_missing_working_directory_raises_process_failed(
+    options: Options, tmp_path: Path
+) -> None:
+    with pytest.raises(ProcessFailed, match="working directory"):
+        async with DuplexSession.spawn(options(cwd=tmp_path / "missing")):
+            pytest.fail("a session started in a missing directory")
+
+
+async def test_a_bad_tool_name_fails_the_spawn_before_any_process_starts(
+    options: Options,
+) -> None:
+    opts = options(allowed_tools=["--dangerously-skip-permissions"])
+    with pytest.raises(ValueError, match="not a tool name"):
+        async with DuplexSession.spawn(opts):
+            pytest.fail("a session started with a bad tool name")
+
+
 async def test_the_cli_runs_as_leader_of_its_own_process_group(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
         assert session.pid is not None
