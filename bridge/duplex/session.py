@@ -814,6 +814,8 @@ class DuplexSession:
             if self._tg is not None:
                 self._tg.start_soon(self._answer, frame)
         elif isinstance(frame, ControlCancelRequest):
+            # Withdrawn: no longer pending nor answerable, from the moment anyone sees this.
+            self._deferred.pop(frame.request_id, None)
             scope = self._handler_scopes.get(frame.request_id)
             if scope is not None:
                 scope.cancel()

@@ -12,6 +12,7 @@ import pytest
 
 from bridge.duplex import (
     Allow,
+    ControlCancelRequest,
     Decision,
     Defer,
     Deny,
@@ -180,6 +181,27 @@ async def test_respond_to_permission_with_an_unknown_id_raises_unknown_request(
             s.respond_to_permission(request.request_id, Allow())
             with pytest.raises(UnknownRequest):  # answered already
                 s.respond_to_permission(request.request_id, Deny())
+
+
+async def test_a_deferred_request_the_cli_withdraws_is_no_longer_pending(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options(permission_handler=Recorder(lambda r: Defer()))) as s:
+        sub = s.subscribe()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(s.send, "ASK_CANCEL")
+            request = await next_deferred(sub)
+            with anyio.fail_after(10):
+                async for event in sub:
+                    if isinstance(event, ControlCancelRequest):
+                        break
+            assert event.request_id == request.request_id
+            assert s.pending_permissions() == []
+            with pytest.raises(UnknownRequest):
+                s.respond_to_permission(request.request_id, Allow())
+        result = await s.wait_turn()
+    assert result is not None
+    assert result.text == "Tool finished: Permission request was cancelled"
 
 
 async def test_without_a_handler_a_permission_prompt_is_denied(
