@@ -670,7 +670,9 @@ class DuplexSession:
         With ``raw=True`` every CLI line also arrives as :class:`RawFrame`, right
         before its typed event.
         """
-        sub = Subscription(capacity or self.options.subscriber_capacity, raw, self._drop_sub)
+        if capacity is None:
+            capacity = self.options.subscriber_capacity
+        sub = Subscription(capacity, raw, self._drop_sub)
         if self._finished.is_set():
             sub._push(SessionExited(self.exit_status))
             sub._end()

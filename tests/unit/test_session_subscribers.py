@@ -163,8 +163,9 @@ async def test_a_line_that_is_not_json_is_an_invalid_line_and_the_turn_completes
 
 async def test_a_subscription_needs_a_capacity_of_at_least_one(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
-        with pytest.raises(ValueError, match="capacity"):
-            session.subscribe(capacity=-1)
+        for capacity in (0, -1):
+            with pytest.raises(ValueError, match="capacity"):
+                session.subscribe(capacity=capacity)
 
 
 async def test_the_default_capacity_is_the_session_option(options: Options) -> None:
