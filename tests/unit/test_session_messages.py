@@ -13,6 +13,7 @@ from anyio import wait_all_tasks_blocked
 import bridge.duplex.session as session_module
 from bridge.duplex import (
     Allow,
+    CommandLifecycle,
     Decision,
     Defer,
     DuplexOptions,
@@ -109,9 +110,7 @@ async def test_the_turn_ends_only_after_every_command_completed(options: Options
             session.respond_to_permission(second.request_id, Allow())
     assert turn.result is not None
     states = [
-        (e.command_uuid, e.state)
-        for e in turn.result.events
-        if type(e).__name__ == "CommandLifecycle"
+        (e.command_uuid, e.state) for e in turn.result.events if isinstance(e, CommandLifecycle)
     ]
     for uuid in turn.result.command_uuids:
         assert (uuid, "completed") in states
