@@ -6,6 +6,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,7 +121,8 @@ async def test_extra_args_come_last_and_verbatim() -> None:
 async def test_a_value_starting_with_a_dash_stays_inside_its_flag_token(
     field: str, flag: str
 ) -> None:
-    argv = DuplexOptions(**{field: "--dangerously-skip-permissions"}).argv("claude")
+    values: dict[str, Any] = {field: "--dangerously-skip-permissions"}
+    argv = DuplexOptions(**values).argv("claude")
     assert f"--{flag}=--dangerously-skip-permissions" in argv
     assert "--dangerously-skip-permissions" not in argv
 

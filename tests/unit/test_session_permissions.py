@@ -191,11 +191,13 @@ async def test_a_deferred_request_the_cli_withdraws_is_no_longer_pending(
         async with anyio.create_task_group() as tg:
             tg.start_soon(s.send, "ASK_CANCEL")
             request = await next_deferred(sub)
+            withdrawn: list[str] = []
             with anyio.fail_after(10):
                 async for event in sub:
                     if isinstance(event, ControlCancelRequest):
+                        withdrawn.append(event.request_id)
                         break
-            assert event.request_id == request.request_id
+            assert withdrawn == [request.request_id]
             assert s.pending_permissions() == []
             with pytest.raises(UnknownRequest):
                 s.respond_to_permission(request.request_id, Allow())

@@ -12,6 +12,7 @@ import pytest
 
 from bridge.duplex import (
     CliNotFound,
+    CloseResult,
     DuplexOptions,
     DuplexSession,
     ProcessFailed,
@@ -242,7 +243,7 @@ async def test_subscribing_after_exit_gives_session_exited_at_once(options: Opti
     assert isinstance(events[0], SessionExited)
 
 
-async def _close_during_hang(session: DuplexSession) -> tuple[object, list[BaseException]]:
+async def _close_during_hang(session: DuplexSession) -> tuple[CloseResult, list[BaseException]]:
     """Start a HANG turn, wait until it runs, close; return the close result and send errors."""
     errors: list[BaseException] = []
     sub = session.subscribe()
