@@ -242,16 +242,24 @@ class CliProcess:
                 pass
 
     async def read_stdout(self) -> bytes:
-        """The next chunk of stdout; ``b""`` at end of file."""
+        """The next chunk of stdout; ``b""`` at end of file.
+
+        Always a checkpoint: a CLI that floods its stdout keeps the pipe readable,
+        and a reader that never yields would starve the session's subscribers
+        (they overflow into ``Lagged``) and every other task of the host.
+        """
         while True:
             try:
-                return os.read(self._stdout, _READ_CHUNK)
+                data = os.read(self._stdout, _READ_CHUNK)
             except BlockingIOError:
                 await anyio.wait_readable(self._stdout)
+                continue
             except OSError as exc:
                 if exc.errno == errno.EBADF:
                     return b""
                 raise
+            await anyio.lowlevel.checkpoint()
+            return data
 
     async def drain_stderr(self) -> None:
         """Read stderr until EOF, keeping the last 64 KiB. Run it as a task."""
