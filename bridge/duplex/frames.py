@@ -114,8 +114,13 @@ class Delta(msgspec.Struct, omit_defaults=True):
     stop_reason: str | None = None
 
 
-class StreamEventBody(msgspec.Struct, omit_defaults=True):
-    """One raw Messages API stream event (``message_start``, ``content_block_delta``, ...)."""
+class StreamEventBody(msgspec.Struct, omit_defaults=True, gc=False):
+    """One raw Messages API stream event (``message_start``, ``content_block_delta``, ...).
+
+    Stream events are decoded from JSON and hold no reference cycles, so they (and
+    :class:`StreamEvent`) are not tracked by the garbage collector: a firehose of them
+    does not trigger collections. Do not store a frame inside its own dicts.
+    """
 
     type: str
     index: int | None = None
@@ -125,7 +130,9 @@ class StreamEventBody(msgspec.Struct, omit_defaults=True):
     usage: dict[str, Any] | None = None
 
 
-class StreamEvent(msgspec.Struct, tag="stream_event", tag_field="type", omit_defaults=True):
+class StreamEvent(
+    msgspec.Struct, tag="stream_event", tag_field="type", omit_defaults=True, gc=False
+):
     """A partial-message event (only with ``include_partial_messages``)."""
 
     event: StreamEventBody

@@ -60,6 +60,7 @@ from .frames import (
     FrameDecoder,
     RawFrame,
     ResultFrame,
+    StreamEvent,
     SystemInit,
     SystemStatus,
 )
@@ -186,17 +187,21 @@ class Subscription:
         self._buf: collections.deque[Event] = collections.deque()
         self._missed = 0
         self._ready = anyio.Event()
+        self._waiting = False  # a receiver sleeps on _ready: only then is it set
         self._closed = False
         self._on_close = on_close
 
     def _push(self, item: Event) -> None:
         if self._closed:
             return
-        if len(self._buf) >= self.capacity:
-            self._buf.popleft()
+        buf = self._buf
+        if len(buf) >= self.capacity:
+            buf.popleft()
             self._missed += 1
-        self._buf.append(item)
-        self._ready.set()
+        buf.append(item)
+        if self._waiting:
+            self._waiting = False
+            self._ready.set()
 
     def _end(self) -> None:
         self._closed = True
@@ -213,6 +218,7 @@ class Subscription:
             if self._closed:
                 raise anyio.EndOfStream
             self._ready = anyio.Event()
+            self._waiting = True
             await self._ready.wait()
 
     @property
@@ -236,6 +242,8 @@ class Subscription:
         return self
 
     async def __anext__(self) -> Event | Lagged:
+        if self._buf and not self._missed:  # the common case, without a nested coroutine
+            return self._buf.popleft()
         try:
             return await self.receive()
         except anyio.EndOfStream:
@@ -262,14 +270,9 @@ class _Turn:
         self.cost_base = cost_base
         self.started = time.monotonic()
         self.done = anyio.Event()
+        self.active = True  # == not done.is_set(), read per frame without a call
         self.error: BaseException | None = None
         self.result: TurnResult | None = None
-
-    def record(self, event: Event) -> None:
-        if len(self.events) < self.history:
-            self.events.append(event)
-        else:
-            self.dropped += 1
 
     def finished(self) -> bool:
         if not self.commands:
@@ -810,7 +813,9 @@ class DuplexSession:
         except msgspec.DecodeError as exc:
             self._note(InvalidLine(bytes(line[:4096]), str(exc)), line)
             return
-        if isinstance(frame, ControlResponse):
+        if type(frame) is StreamEvent:  # the firehose frame: nothing to dispatch
+            pass
+        elif isinstance(frame, ControlResponse):
             self._on_control_response(frame)
         elif isinstance(frame, ControlRequest):
             if self._tg is not None:
@@ -826,7 +831,7 @@ class DuplexSession:
     def _note(self, event: Event, line: bytes) -> None:
         """Account ``event`` to the running turn and deliver it to subscribers."""
         turn = self._turn
-        if turn is not None and not turn.done.is_set():
+        if turn is not None and turn.active:
             turn.bytes += len(line) + 1
             turn.count += 1
             limits = self.options.limits
@@ -836,12 +841,16 @@ class DuplexSession:
             if limits.max_turn_events is not None and turn.count > limits.max_turn_events:
                 self._fail(LimitExceeded("max_turn_events", turn.count, limits.max_turn_events))
                 return
-            turn.record(event)
-        self._track(event, turn)
+            if len(turn.events) < turn.history:
+                turn.events.append(event)
+            else:
+                turn.dropped += 1
+        if type(event) is not StreamEvent:  # stream events change no session state
+            self._track(event, turn)
         self._publish(event, line)
 
     def _track(self, event: Event, turn: _Turn | None) -> None:
-        active = turn is not None and not turn.done.is_set()
+        active = turn is not None and turn.active
         if isinstance(event, AssistantFrame):
             if active:
                 assert turn is not None
@@ -976,6 +985,7 @@ class DuplexSession:
             turn.error = error
         else:
             turn.result = self._turn_result(turn)
+        turn.active = False
         turn.done.set()
 
     def _turn_result(self, turn: _Turn) -> TurnResult:
