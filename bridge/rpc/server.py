@@ -821,8 +821,9 @@ class Bridge:
                             ),
                         )
                 entry.pump_busy = False
-                entry.pump_progress.set()
-                entry.pump_progress = anyio.Event()
+                if not entry.sub.pending:  # _flush_session waits for a drained subscription
+                    entry.pump_progress.set()
+                    entry.pump_progress = anyio.Event()
         finally:
             with anyio.CancelScope(shield=True):
                 await self._send_exited(entry)
