@@ -110,3 +110,29 @@ def test_demo_without_a_cli_exits_2(tmp_path: Path) -> None:
     done = run_bridge("demo", "--claude-path", str(tmp_path / "missing"))
     assert done.returncode == 2
     assert "does not exist" in done.stderr
+
+
+_NOISY_BRIDGE = """
+import sys, warnings
+from bridge.rpc import server
+original = server.Bridge.list_sessions
+async def noisy(self, params):
+    warnings.warn("a warning inside a handler", UserWarning)
+    return await original(self, params)
+server.Bridge.list_sessions = noisy
+from bridge.__main__ import main
+sys.exit(main(["serve"]))
+"""
+
+
+def test_python_warnings_inside_the_bridge_never_reach_stderr() -> None:
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-c", _NOISY_BRIDGE],
+        input='{"jsonrpc":"2.0","id":1,"method":"session/list"}\n',
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert done.stdout == '{"jsonrpc":"2.0","id":1,"result":{"sessions":[]}}\n'
+    assert done.stderr == ""

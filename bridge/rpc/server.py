@@ -1017,6 +1017,14 @@ def serve_stdio(config: BridgeConfig, *, log_file: str | None = None, verbose: b
 
     receive, send = claim_stdio()
     logging.getLogger("pygls").setLevel(logging.CRITICAL)
+    # Python warnings would otherwise print to stderr, which some clients treat as errors.
+    logging.captureWarnings(True)
+    warnings_logger = logging.getLogger("py.warnings")
+    warnings_logger.propagate = False
+    warnings_logger.addHandler(logging.NullHandler())
+    if log_file or verbose:
+        warnings_logger.propagate = True
+        warnings_logger.parent = logging.getLogger("bridge")
 
     async def main() -> int:
         async with _log_to_file(log_file, verbose):
