@@ -39,12 +39,13 @@ class _EventNotification(msgspec.Struct):
 
 
 class _Queued:
-    __slots__ = ("event", "notification", "session_id", "written")
+    __slots__ = ("event", "notification", "parts", "session_id", "written")
 
     def __init__(self, session_id: str, event: wire.Event | None, notification: bytes | None):
         self.session_id = session_id
         self.event = event
         self.notification = notification
+        self.parts: list[str] | None = None  # coalesced delta texts, joined when written
         self.written = False
 
 
@@ -77,7 +78,7 @@ class Outbound:
         """Queue a session event, coalescing deltas; waits while the queue is full."""
         if isinstance(event, _DELTAS):
             last = self._last.get(session_id)
-            if last is not None and not last.written and _merge(last.event, event):
+            if last is not None and not last.written and _merge(last, event):
                 self.coalesced += 1
                 return
         while len(self._events) >= self.max_events and not self.broken:
@@ -141,6 +142,8 @@ class Outbound:
                 out += frame(item.notification, framing)
             else:
                 assert item.event is not None
+                if item.parts is not None:
+                    _set_text(item.event, "".join(item.parts))
                 seq = self._seq.get(item.session_id, 0) + 1
                 self._seq[item.session_id] = seq
                 params = wire.EventParams(item.session_id, seq, item.event)
@@ -160,17 +163,40 @@ class Outbound:
             await self._progress.wait()
 
 
-def _merge(into: wire.Event | None, event: wire.Event) -> bool:
-    if isinstance(into, wire.TextDeltaEvent) and isinstance(event, wire.TextDeltaEvent):
-        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
-            into.text += event.text
-            return True
-    elif isinstance(into, wire.ThinkingDeltaEvent) and isinstance(event, wire.ThinkingDeltaEvent):
-        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
-            into.thinking += event.thinking
-            return True
-    elif isinstance(into, wire.ToolInputDeltaEvent) and isinstance(event, wire.ToolInputDeltaEvent):
-        if into.index == event.index and into.parent_tool_use_id == event.parent_tool_use_id:
-            into.partial_json += event.partial_json
-            return True
-    return False
+def _merge(into: _Queued, event: wire.Event) -> bool:
+    """Append ``event``'s delta to the queued one when they continue the same block.
+
+    The pieces are kept in a list and joined once, when written: appending to the
+    string itself copies it every time, quadratic in a long stall of the client
+    (100k deltas merged into one entry took 12 s of the event loop).
+    """
+    prev = into.event
+    if (
+        type(prev) is not type(event)
+        or not isinstance(prev, _DELTAS)
+        or not isinstance(event, _DELTAS)
+        or prev.index != event.index
+        or prev.parent_tool_use_id != event.parent_tool_use_id
+    ):
+        return False
+    if into.parts is None:
+        into.parts = [_text(prev)]
+    into.parts.append(_text(event))
+    return True
+
+
+def _text(event: wire.TextDeltaEvent | wire.ThinkingDeltaEvent | wire.ToolInputDeltaEvent) -> str:
+    if isinstance(event, wire.TextDeltaEvent):
+        return event.text
+    if isinstance(event, wire.ThinkingDeltaEvent):
+        return event.thinking
+    return event.partial_json
+
+
+def _set_text(event: wire.Event, text: str) -> None:
+    if isinstance(event, wire.TextDeltaEvent):
+        event.text = text
+    elif isinstance(event, wire.ThinkingDeltaEvent):
+        event.thinking = text
+    elif isinstance(event, wire.ToolInputDeltaEvent):
+        event.partial_json = text
