@@ -114,6 +114,14 @@ class Outbound:
             self._progress = anyio.Event()
             await self._progress.wait()
 
+    def close(self) -> None:
+        """Give up on the client (the bridge is exiting): nobody waits for queue space or
+        for writes any more, so producers still running (a session's ``session/exited``)
+        cannot block once the writer task is gone."""
+        self.broken = True
+        self._space.set()
+        self._progress.set()
+
     async def run(self) -> None:
         """The writer task. Ends when the client's pipe breaks."""
         try:

@@ -210,6 +210,10 @@ class Bridge:
                             self._idle = anyio.Event()
                             await self._idle.wait()
                         await self.outbound.flush()
+                # The writer is about to be cancelled: a pump still waiting for queue space
+                # (a slow client, a full queue) must not wait for it in its shielded
+                # `session/exited` forever - that hung the bridge at exit.
+                self.outbound.close()
                 tg.cancel_scope.cancel()
         return self.exit_code
 
