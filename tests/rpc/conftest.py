@@ -1,0 +1,109 @@
+"""Fixtures of the end-to-end suite: a real ``python -m bridge serve`` subprocess per test.
+
+``open_bridge(...)`` starts the bridge and yields a connected :class:`RawClient`
+(framing from the ``framing`` parameter unless given). Every message either side
+sends goes through the contract validator; when the client closes, the test
+fails on any protocol violation and on any byte the bridge wrote to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.testing.contract import ContractValidator
+from bridge.testing.fake_cli import write_fake_cli
+
+from .clients import Framing, RawClient, RequestHandler
+
+OpenBridge = Callable[..., AbstractAsyncContextManager[RawClient]]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The bridge runs in its own process; the tests' side runs on asyncio."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def validator() -> ContractValidator:
+    """The contract: the JSON Schema generated from ``bridge/rpc/wire.py``."""
+    return ContractValidator()
+
+
+@pytest.fixture(scope="session")
+def fake_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripted fake ``claude`` shim, shared by the run."""
+    return write_fake_cli(tmp_path_factory.mktemp("fake-cli"))
+
+
+@pytest.fixture
+def fake_cli_with(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
+    """A fake CLI shim exporting the given ``FAKE_CLI_*`` knobs."""
+    count = 0
+
+    def make(env: Mapping[str, str]) -> Path:
+        nonlocal count
+        count += 1
+        return write_fake_cli(tmp_path / f"fake-cli-{count}", env)
+
+    return make
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The session's working directory."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path.resolve()
+
+
+@pytest.fixture(params=["content-length", "ndjson"])
+def framing(request: pytest.FixtureRequest) -> Framing:
+    """Core scenarios run in both framings."""
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def open_bridge(validator: ContractValidator, request: pytest.FixtureRequest) -> OpenBridge:
+    """``async with open_bridge(framing=..., args=..., on_request=...) as client``.
+
+    ``framing`` defaults to the test's ``framing`` parameter (Content-Length when the
+    test has none). On exit: no protocol violation, and the bridge's stderr is empty
+    unless ``allow_stderr``.
+    """
+
+    @asynccontextmanager
+    async def open_(
+        *,
+        framing: Framing | None = None,
+        args: Sequence[str] = (),
+        on_request: RequestHandler | None = None,
+        env: Mapping[str, str] | None = None,
+        allow_stderr: bool = False,
+    ) -> AsyncIterator[RawClient]:
+        if framing is None:
+            framing = (
+                request.getfixturevalue("framing")
+                if "framing" in request.fixturenames
+                else "content-length"
+            )
+        assert framing is not None
+        async with RawClient.start(
+            framing, validator, args=args, env=env, on_request=on_request
+        ) as client:
+            yield client
+        client.check()
+        if not allow_stderr:
+            assert client.stderr == b"", f"the bridge wrote to stderr: {bytes(client.stderr)!r}"
+
+    return open_
+
+
+def session_params(cli: Path, cwd: Path, **extra: Any) -> dict[str, Any]:
+    """``session/create`` params running ``cli`` in ``cwd``."""
+    return {"cwd": str(cwd), "claudePath": str(cli), **extra}
