@@ -315,6 +315,22 @@ class FrameDecoder:
                 return SystemOther(subtype=frame.subtype, data=self._any.decode(line))
         return frame
 
+    def decode_lines(self, block: bytes) -> list[Frame] | None:
+        """Decode complete lines at once; None when a line needs :meth:`decode` (not a
+        JSON object, an unknown type, or a ``system`` frame).
+
+        Objects are split on whitespace, so a caller that needs one frame per line
+        compares the count with the block's newlines.
+        """
+        try:
+            frames: list[Frame | _SystemHead] = self._top.decode_lines(block)
+        except msgspec.DecodeError:  # ValidationError included
+            return None
+        for frame in frames:
+            if type(frame) is _SystemHead:
+                return None
+        return frames  # type: ignore[return-value]
+
     def _fallback(self, line: bytes) -> Frame:
         data = self._any.decode(line)  # raises DecodeError when not an object
         kind = data.get("type")
