@@ -139,8 +139,9 @@ def main(argv: list[str] | None = None) -> list[Target]:
         rows,
         "baseline: the cold bridge (and the library's own cold spawn), measured in this run\n"
         "create = session/create request until its answer (library: spawn until initialized)\n"
-        "first turn right after create, except the row that waits: taking a spare makes the\n"
-        "pool start a replacement CLI at once, whose start competes with that first turn",
+        "first turn right after create, except the row that waits 2 s; spares are warmed\n"
+        "with a context-usage request (the default; --no-warm-context turns it off) and the\n"
+        "replacement for a taken spare starts after the new session's first turn",
     )
     all_warm = all(flags)
     return _report(warm_create, warm_turn, cold_create, all_warm)

@@ -80,6 +80,11 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
         help="reap a spare unused this long (default 300)",
     )
     parser.add_argument(
+        "--no-warm-context",
+        action="store_true",
+        help="do not warm spares with a context-usage request (see the README)",
+    )
+    parser.add_argument(
         "--max-queued-events",
         type=int,
         default=4096,
@@ -105,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_queued_events=args.max_queued_events,
             warm_pool=args.warm_pool,
             warm_idle_timeout=args.warm_idle,
+            warm_context=not args.no_warm_context,
             handle_signals=True,
         )
         return serve_stdio(config, log_file=args.log_file, verbose=args.verbose)

@@ -48,7 +48,7 @@ from .permissions import (
     PermissionRequest,
     deny_all,
 )
-from .pool import WarmPool, pool_key
+from .pool import WarmPool, pool_key, warm_context
 from .process import ExitStatus
 from .session import (
     CloseResult,
@@ -123,4 +123,5 @@ __all__ = [
     "deny_all",
     "find_cli",
     "pool_key",
+    "warm_context",
 ]

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import anyio
 from anyio.abc import TaskGroup
@@ -27,7 +27,7 @@ from anyio.abc import TaskGroup
 from .errors import DuplexError
 from .session import DuplexSession
 
-__all__ = ["WarmPool", "pool_key"]
+__all__ = ["WarmPool", "pool_key", "warm_context"]
 
 log = logging.getLogger("bridge.duplex.pool")
 
@@ -48,12 +48,21 @@ class _Spare:
 class WarmPool:
     """Spare, initialized sessions keyed by their spawn options."""
 
-    def __init__(self, task_group: TaskGroup, *, size: int, idle_timeout: float = 300.0) -> None:
+    def __init__(
+        self,
+        task_group: TaskGroup,
+        *,
+        size: int,
+        idle_timeout: float = 300.0,
+        warmup: Callable[[DuplexSession], Awaitable[object]] | None = None,
+    ) -> None:
         if size < 0:
             raise ValueError("size must not be negative")
         self._tg = task_group
         self.size = size
         self.idle_timeout = idle_timeout
+        self.warmup = warmup
+        """Run on each spare before it is handed out (e.g. :func:`warm_context`)."""
         self._ready: dict[str, list[_Spare]] = {}
         self._starting: dict[str, int] = {}
         self._changed: dict[str, anyio.Event] = {}
@@ -112,6 +121,11 @@ class WarmPool:
             async with anyio.create_task_group() as tg:
                 try:
                     await tg.start(session.run)
+                    if self.warmup is not None:
+                        try:
+                            await self.warmup(session)
+                        except DuplexError as exc:  # a cold-ish spare is still a spare
+                            log.info("warming a spare failed: %s", exc)
                     if not self._closed:
                         self._ready.setdefault(key, []).append(spare)
                 finally:
@@ -140,6 +154,17 @@ class WarmPool:
             for spare in spares:
                 spare.released.set()
                 tg.start_soon(_close_quietly, spare.session)
+
+
+async def warm_context(session: DuplexSession) -> None:
+    """Warm-up that makes the CLI build its system prompt and tool schemas now.
+
+    A fresh CLI does that lazily on its first turn (about 0.2 s here); asking for
+    the context usage does the same work without a model call. The CLI counts
+    tokens for it through the Messages API's ``count_tokens`` endpoint (free of
+    charge, no tokens billed).
+    """
+    await session.get_context_usage()
 
 
 async def _close_quietly(session: DuplexSession) -> None:

@@ -70,6 +70,8 @@ class BridgeConfig:
     """Spare CLI processes kept ready per session key (0: no pool)."""
     warm_idle_timeout: float = 300.0
     """Seconds an unused spare lives before it is reaped."""
+    warm_context: bool = True
+    """Warm each spare with a context-usage request (see ``duplex.warm_context``)."""
     base_env: dict[str, str] | None = None
     """Environment the CLI children inherit (default: the bridge's own)."""
 
@@ -118,6 +120,7 @@ class _Entry:
     pump_busy: bool = False
     pump_progress: anyio.Event = field(default_factory=anyio.Event)
     exited_sent: anyio.Event = field(default_factory=anyio.Event)
+    first_turn_done: anyio.Event = field(default_factory=anyio.Event)
 
 
 class _PermissionRouter:
@@ -192,7 +195,10 @@ class Bridge:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self.pool = duplex.WarmPool(
-                tg, size=self.config.warm_pool, idle_timeout=self.config.warm_idle_timeout
+                tg,
+                size=self.config.warm_pool,
+                idle_timeout=self.config.warm_idle_timeout,
+                warmup=duplex.warm_context if self.config.warm_context else None,
             )
             tg.start_soon(self.outbound.run)
             tg.start_soon(self._probe_cli)
@@ -521,6 +527,7 @@ class Bridge:
                 self.pool.size = warm.size
                 if warm.idle_timeout is not None:
                     self.pool.idle_timeout = warm.idle_timeout
+                self.pool.warmup = duplex.warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
         with anyio.move_on_after(3):
             await self._cli_probe.wait()
@@ -570,7 +577,10 @@ class Bridge:
         self.sessions[session_id] = entry
         self._tg.start_soon(self._pump, entry)
         if self.pool is not None and self.pool.size:
-            self.pool.replenish(key, functools.partial(self._spare, options))
+            if warm is None:
+                self.pool.replenish(key, functools.partial(self._spare, options))
+            else:  # start the replacement once this session's first turn is out of the way
+                self._tg.start_soon(self._replenish_later, entry, key, options)
         info = session.server_info
         account = info.get("account")
         return wire.CreateResult(
@@ -634,6 +644,16 @@ class Bridge:
         key = duplex.pool_key([*argv, repr(options.limits)], options.environ(), cwd)
         return cli, cwd, options, key
 
+    async def _replenish_later(
+        self, entry: _Entry, key: str, options: duplex.DuplexOptions
+    ) -> None:
+        """A spare was handed out: start its replacement after the new session's first
+        turn (or 5 s), so the two do not compete for the CPU during that turn."""
+        with anyio.move_on_after(5):
+            await entry.first_turn_done.wait()
+        if self.pool is not None:
+            self.pool.replenish(key, functools.partial(self._spare, options))
+
     def _spare(self, options: duplex.DuplexOptions) -> duplex.DuplexSession:
         """A new session like ``options``, with its own permission router, for the pool."""
         return duplex.DuplexSession(
@@ -672,6 +692,7 @@ class Bridge:
             entry.spent += result.cost_usd
             await self._flush_session(entry)  # the turn's events first, then its progress end
         finally:
+            entry.first_turn_done.set()
             if token is not None:
                 entry.progress_token = None
                 self.notify(

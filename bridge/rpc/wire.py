@@ -161,6 +161,10 @@ class WarmPoolOptions(_Wire):
     """Seconds an unused spare lives before it is reaped (default 300)."""
     presets: list[CreateParams] = []
     """``session/create`` params to warm up now, before the first create."""
+    warm_context: bool = True
+    """Also have each spare build its system prompt and tool schemas before it is
+    handed out (a context-usage request; the CLI calls the free ``count_tokens``
+    endpoint, no model call): its first turn is then about 0.1 s faster."""
 
 
 class InitializeParams(_Wire):

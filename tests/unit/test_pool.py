@@ -112,3 +112,40 @@ async def test_closing_the_pool_closes_every_spare(
         for pid in pids:
             assert pid is not None and not _alive(pid)
         assert await pool.take("a") is None
+
+
+async def test_a_spare_is_warmed_up_before_it_is_handed_out(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    warmed: list[DuplexSession] = []
+
+    async def warmup(session: DuplexSession) -> None:
+        await session.get_context_usage()  # what duplex.warm_context does
+        warmed.append(session)
+
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1, warmup=warmup)
+        pool.replenish("k", lambda: DuplexSession(options()))
+        with anyio.fail_after(15):
+            session = await pool.take("k")
+        assert session is not None
+        assert warmed == [session]
+        await session.close()
+        await pool.aclose()
+
+
+async def test_a_spare_whose_warmup_fails_is_still_handed_out(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    async def failing(session: DuplexSession) -> None:
+        await session.control("no_such_subtype")  # the CLI answers with an error
+
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1, warmup=failing)
+        pool.replenish("k", lambda: DuplexSession(options()))
+        with anyio.fail_after(15):
+            session = await pool.take("k")
+        assert session is not None and session.is_open
+        assert (await session.send("hi")).text == "Echo: hi"
+        await session.close()
+        await pool.aclose()
