@@ -1410,6 +1410,39 @@ def examples() -> Iterator[tuple[str, Example]]:
         yield "errors", Example((_b(error),))
 
 
+def canonicalize_examples() -> None:
+    """Write into every example of the bridge's messages what the bridge really sends
+    for it: each payload goes through its wire type and back, so members left out of
+    the example text (defaults, nulls) appear exactly as the bridge encodes them."""
+    for tag, event in EVENT_EXAMPLES.items():
+        EVENT_EXAMPLES[tag] = msgspec.to_builtins(msgspec.convert(event, wire.Event))
+    for _, example in examples():
+        asked: dict[Any, str] = {}
+        for step in example.steps:
+            msg = step.message
+            method_name = msg.get("method")
+            spec = wire.METHODS_BY_NAME.get(method_name) if method_name else None
+            if step.sender == "client":
+                if spec is not None and spec.kind == "request":
+                    asked[msg["id"]] = spec.name
+                continue
+            if step.invalid:
+                continue
+            answered = asked.get(msg.get("id")) if spec is None else None
+            if spec is not None and spec.params is not None and "params" in msg:
+                msg["params"] = _encoded(msg["params"], spec.params)
+            elif "error" in msg and isinstance(msg["error"].get("data"), dict):
+                msg["error"]["data"] = _encoded(msg["error"]["data"], wire.ErrorData)
+            elif answered is not None and "result" in msg:
+                result_type = wire.METHODS_BY_NAME[answered].result
+                if result_type is not None:
+                    msg["result"] = _encoded(msg["result"], result_type)
+
+
+def _encoded(value: Any, typ: type) -> Any:
+    return msgspec.to_builtins(msgspec.convert(value, typ))
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal, with JSON types kept apart (``1`` is not ``1.0``, ``true`` is not ``1``)."""
     if type(a) is not type(b):
@@ -1686,10 +1719,11 @@ Machine-readable companions, in this directory:
   its own requests 1, 2, 3, ...
 - Keys are camelCase. The CLI's own data passed through untouched (`usage`,
   `initialize`, `frame`, `input`, ...) keeps the CLI's keys.
-- **Members equal to their default are omitted** by the bridge, and so are
-  optional members that are null. The tables give every default: a client reads
-  a missing member as its default (for example, `initialize`'s
-  `capabilities.permissions` is absent because it is `true`).
+- **The bridge sends every member** of its messages, defaults included; an
+  optional member without a value is `null`. Clients may omit optional members
+  of their params (the tables give every default), and should read a member
+  missing from the bridge's messages as its default, for robustness across
+  versions.
 - Unknown members in params are ignored, and so are unknown notifications
   (`$/setTrace`, ...). An unknown request gets MethodNotFound.
 - Requests run concurrently: answers may come in any order, and a long
@@ -1940,6 +1974,9 @@ def build_protocol(schema: JsonObj) -> str:
 
 def _dump(value: Any) -> bytes:
     return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+canonicalize_examples()
 
 
 def generate() -> dict[str, bytes]:

@@ -6,7 +6,8 @@ requests from them; ``claude-bridge schema`` generates ``schema/`` from them
 (JSON Schema, method table, PROTOCOL.md). Docstrings here become the reference
 documentation: write them for a host author who does not read Python.
 
-Keys are camelCase on the wire. Optional fields are omitted when unset.
+Keys are camelCase on the wire. The bridge sends every member, defaults included
+(an optional member without a value is ``null``); clients may omit optional params.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ PROTOCOL_VERSION = "1.0"
 """The protocol version reported by ``initialize``. See the compatibility policy in PROTOCOL.md."""
 
 
-class _Wire(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=False):
-    """Base of every wire type: camelCase keys, unset optionals omitted."""
+class _Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=False):
+    """Base of every wire type: camelCase keys; every member is sent, defaults included."""
 
 
 # --------------------------------------------------------------------------- errors

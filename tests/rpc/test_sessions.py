@@ -265,7 +265,12 @@ async def test_status_and_list(open_bridge: OpenBridge, fake_cli: Path, workdir:
         assert status["cwd"] == str(workdir)
         assert status["turnsCompleted"] == 1
         assert status["totalCostUsd"] == pytest.approx(0.00012)
-        assert status["exitStatus"] == {"state": "running"}
+        assert status["exitStatus"] == {
+            "state": "running",
+            "code": None,
+            "signal": None,
+            "stderrTail": "",
+        }
         assert status["budgetUsd"] == 1.5
         assert status["claudeSessionId"]
 
