@@ -17,6 +17,7 @@ bridge returns within a few seconds: no ``claude`` process outlives it.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import itertools
@@ -101,6 +102,13 @@ class _Inflight:
     method: str
     scope: anyio.CancelScope
     entry: _Entry | None = None
+    turn_started: bool = False
+    """For session/send: its turn exists, so a cancel interrupts it instead."""
+
+
+_CURRENT: contextvars.ContextVar[_Inflight | None] = contextvars.ContextVar(
+    "bridge_request", default=None
+)
 
 
 @dataclass
@@ -396,6 +404,7 @@ class Bridge:
         params: Any,
     ) -> None:
         method = inflight.method
+        _CURRENT.set(inflight)
         with inflight.scope as scope:
             try:
                 result = await handler(params)
@@ -427,10 +436,11 @@ class Bridge:
         inflight = self._inflight.get(msg_id)
         if inflight is None:
             return
-        if inflight.method == "session/send" and inflight.entry is not None:
+        if inflight.turn_started and inflight.entry is not None:
+            # The turn keeps its process: interrupt it, and the send answers normally.
             assert self._tg is not None
             self._tg.start_soon(self._interrupt_quietly, inflight.entry)
-        else:
+        else:  # any other request, or a send whose turn has not started yet
             inflight.scope.cancel()
 
     async def _interrupt_quietly(self, entry: _Entry) -> None:
@@ -686,7 +696,12 @@ class Bridge:
                 ),
             )
         outcome = "error"
+        current = _CURRENT.get()
         try:
+            if current is not None:
+                # session.send creates the turn before its first await, so from here a
+                # cancel finds the turn to interrupt (or the send fails at once).
+                current.turn_started = True
             result = await entry.session.send(params.prompt)
             outcome = "interrupted" if result.interrupted else "done"
             entry.spent += result.cost_usd

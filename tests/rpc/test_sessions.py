@@ -170,6 +170,34 @@ async def test_cancel_request_on_send_interrupts_the_turn(
         assert (await client.call("session/status", {"sessionId": sid}))["state"] == "idle"
 
 
+async def test_cancel_read_with_its_send_cancels_the_turn_before_it_starts(
+    open_bridge: OpenBridge, fake_cli: Path, workdir: Path
+) -> None:
+    """A cancel that arrives right behind its ``session/send`` (one write, read at once)
+    must not be lost: the turn never starts and the send answers RequestCancelled."""
+    async with open_bridge() as client:
+        await client.initialize()
+        sid = (await client.create(**session_params(fake_cli, workdir)))["sessionId"]
+        send = {
+            "jsonrpc": "2.0",
+            "id": "slow",
+            "method": "session/send",
+            "params": {"sessionId": sid, "prompt": "SLOW"},
+        }
+        cancel = {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "slow"}}
+        client.expect_response("slow", "session/send")
+        both = b""
+        for msg in (send, cancel):
+            body = json.dumps(msg).encode()
+            both += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        await client.send_raw(both)
+        response = await client.response("slow")
+        assert response["error"]["code"] == -32800, response
+        status = await client.call("session/status", {"sessionId": sid})
+        assert status["state"] == "idle" and status["turnsCompleted"] == 0
+        assert (await client.send(sid, "next"))["text"] == "Echo: next"
+
+
 async def test_cancel_request_on_a_pending_create(
     open_bridge: OpenBridge, fake_cli_with: FastSlowCli, workdir: Path
 ) -> None:
