@@ -315,6 +315,8 @@ class DuplexSession:
         self._controls: dict[str, _ControlWaiter] = {}
         self._handler_scopes: dict[str, anyio.CancelScope] = {}
         self._deferred: dict[str, tuple[PermissionRequest, _ControlWaiter]] = {}
+        self._asking: set[str] = set()  # permission requests whose handler is running
+        self._early: dict[str, Allow | Deny] = {}  # answers that came before the handler deferred
         self._hooks: dict[str, HookCallback] = {}
         self._ids = itertools.count(1)
         self._closing = False
@@ -655,12 +657,21 @@ class DuplexSession:
         return [req for req, _ in self._deferred.values()]
 
     def respond_to_permission(self, request_id: str, decision: Allow | Deny) -> None:
-        """Answer a deferred permission request. Raises :class:`UnknownRequest`."""
-        entry = self._deferred.get(request_id)
-        if entry is None:
-            raise UnknownRequest(request_id)
+        """Answer a deferred permission request. Raises :class:`UnknownRequest`.
+
+        A request whose handler is still running may be answered too: the answer is
+        kept and used as soon as the handler defers (a host that decides "defer" and
+        answers at once cannot race the handler's return). If the handler decides
+        by itself instead, its own decision stands.
+        """
         if not isinstance(decision, Allow | Deny):
             raise TypeError("a deferred request is answered with Allow or Deny")
+        entry = self._deferred.get(request_id)
+        if entry is None:
+            if request_id in self._asking:
+                self._early[request_id] = decision
+                return
+            raise UnknownRequest(request_id)
         _, waiter = self._deferred.pop(request_id)
         waiter.response = {"decision": decision}
         waiter.event.set()
@@ -859,6 +870,8 @@ class DuplexSession:
         elif isinstance(frame, ControlCancelRequest):
             # Withdrawn: no longer pending nor answerable, from the moment anyone sees this.
             self._deferred.pop(frame.request_id, None)
+            self._asking.discard(frame.request_id)
+            self._early.pop(frame.request_id, None)
             scope = self._handler_scopes.get(frame.request_id)
             if scope is not None:
                 scope.cancel()
@@ -995,7 +1008,15 @@ class DuplexSession:
 
     async def _decide(self, request: PermissionRequest) -> dict[str, Any]:
         handler = self.options.permission_handler or deny_all
-        decision: Decision = await handler(request)
+        request_id = request.request_id
+        self._asking.add(request_id)
+        try:
+            decision: Decision = await handler(request)
+        finally:
+            self._asking.discard(request_id)
+        early = self._early.pop(request_id, None)
+        if isinstance(decision, Defer) and early is not None:
+            decision = early
         if isinstance(decision, Defer):
             waiter = _ControlWaiter()
             self._deferred[request.request_id] = (request, waiter)

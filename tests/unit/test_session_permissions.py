@@ -167,6 +167,34 @@ async def test_defer_then_deny_denies(options: Options, workdir: Path) -> None:
     assert not (workdir / "made-by-bash").exists()
 
 
+async def test_an_answer_given_while_the_handler_still_runs_is_used_when_it_defers(
+    options: Options, workdir: Path
+) -> None:
+    asked = anyio.Event()
+    release = anyio.Event()
+    seen: list[PermissionRequest] = []
+
+    async def slow_to_defer(request: PermissionRequest) -> Decision:
+        seen.append(request)
+        asked.set()
+        await release.wait()
+        return Defer()
+
+    async with DuplexSession.spawn(options(permission_handler=slow_to_defer)) as session:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.send, "USE_BASH")
+            with anyio.fail_after(10):
+                await asked.wait()
+            # the host answers before its own handler has returned Defer
+            session.respond_to_permission(seen[0].request_id, Allow())
+            assert session.pending_permissions() == []
+            release.set()
+        result = await session.wait_turn()
+    assert result is not None
+    assert result.text == "Tool finished: hello-from-bash"
+    assert (workdir / "made-by-bash").exists()
+
+
 async def test_respond_to_permission_with_an_unknown_id_raises_unknown_request(
     options: Options,
 ) -> None:
