@@ -197,6 +197,31 @@ async def test_permission_timeout_from_initialize(
         assert "0.2 s" in denied["message"]
 
 
+async def test_respond_permission_right_after_deferring_needs_no_polling(
+    open_bridge: OpenBridge, fake_cli: Path, workdir: Path
+) -> None:
+    """A client that answers ``defer`` and then at once ``respondPermission`` (as soon as
+    its user clicked) is not told UnknownRequest, however fast it is."""
+    answers = Answers(lambda p: {"behavior": "defer"})
+    async with open_bridge(on_request=answers) as client:
+        await client.initialize(permissions=True)
+        sid = (await client.create(**session_params(fake_cli, workdir)))["sessionId"]
+        turn = await client.start_request("session/send", {"sessionId": sid, "prompt": "USE_BASH"})
+        request = await client.wait_server_request("session/requestPermission")
+        answer = await client.call(
+            "session/respondPermission",
+            {
+                "sessionId": sid,
+                "requestId": request["params"]["requestId"],
+                "decision": {"behavior": "allow"},
+            },
+        )
+        assert answer == {}
+        result = (await client.response(turn))["result"]
+        assert result["text"] == "Tool finished: hello-from-bash"
+        assert (workdir / MADE).exists()
+
+
 async def test_defer_then_respond_permission(
     open_bridge: OpenBridge, framing: Framing, fake_cli: Path, workdir: Path
 ) -> None:
