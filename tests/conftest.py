@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from bridge.testing import realcli
 from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.testing.fake_cli import write_fake_cli
 
 
 @pytest.fixture
@@ -52,3 +53,22 @@ def project_dir(tmp_path: Path) -> Path:
 def offline_env(fake_api: FakeMessagesAPI, isolated_home: Path) -> dict[str, str]:
     """The environment that runs the real CLI against ``fake_api`` with ``isolated_home``."""
     return realcli.offline_env(fake_api.url, isolated_home)
+
+
+@pytest.fixture(scope="session")
+def fake_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripted fake ``claude`` (an executable shim), shared by the whole run."""
+    return write_fake_cli(tmp_path_factory.mktemp("fake-cli"))
+
+
+@pytest.fixture
+def fake_cli_with(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
+    """``fake_cli_with(env)``: a fake CLI shim that exports the given ``FAKE_CLI_*`` knobs."""
+    count = 0
+
+    def make(env: Mapping[str, str]) -> Path:
+        nonlocal count
+        count += 1
+        return write_fake_cli(tmp_path / f"fake-cli-{count}", env)
+
+    return make

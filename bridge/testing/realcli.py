@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Mapping
 from pathlib import Path
+
+from bridge.duplex.discovery import bundled_cli
 
 __all__ = ["FAKE_API_KEY", "OFFLINE_FLAGS", "bundled_cli_path", "offline_env"]
 
@@ -45,21 +46,12 @@ _DROP_NAMES = frozenset({"CLAUDECODE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_
 
 
 def bundled_cli_path() -> Path | None:
-    """The ``claude`` binary inside the installed ``claude_agent_sdk`` package, or ``None``.
+    """The executable ``claude`` inside the installed ``claude_agent_sdk`` package, or ``None``.
 
-    The package is located with :func:`importlib.util.find_spec`, so it is not imported.
+    The package is located without importing it (see :func:`bridge.duplex.bundled_cli`).
     """
-    try:
-        spec = importlib.util.find_spec("claude_agent_sdk")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        candidate = Path(location) / "_bundled" / "claude"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    path = bundled_cli()
+    return path if path is not None and os.access(path, os.X_OK) else None
 
 
 def offline_env(api_url: str, home: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -580,18 +580,7 @@ class RawClient:
         within: float = WAIT,
     ) -> dict[str, Any]:
         """The first notification from index ``start`` on that matches ``predicate``."""
-        i = start
-        with anyio.fail_after(within):
-            while True:
-                self.check()
-                while i < len(self.notifications):
-                    msg = self.notifications[i]
-                    i += 1
-                    if predicate(msg):
-                        return msg
-                if self._eof.is_set():
-                    raise AssertionError("the bridge closed its output; nothing matched")
-                await self._changed.wait()
+        return await self._wait_in(self.notifications, predicate, start, within)
 
     async def wait_message(
         self,
@@ -601,17 +590,26 @@ class RawClient:
         within: float = WAIT,
     ) -> dict[str, Any]:
         """The first message of any kind from index ``start`` on that matches ``predicate``."""
+        return await self._wait_in(self.messages, predicate, start, within)
+
+    async def _wait_in(
+        self,
+        messages: list[dict[str, Any]],
+        predicate: Callable[[dict[str, Any]], bool],
+        start: int,
+        within: float,
+    ) -> dict[str, Any]:
         i = start
         with anyio.fail_after(within):
             while True:
                 self.check()
-                while i < len(self.messages):
-                    msg = self.messages[i]
+                while i < len(messages):
+                    msg = messages[i]
                     i += 1
                     if predicate(msg):
                         return msg
                 if self._eof.is_set():
-                    raise AssertionError("the bridge closed its output; no message matched")
+                    raise AssertionError("the bridge closed its output; nothing matched")
                 await self._changed.wait()
 
     async def null_id_error(self, *, start: int = 0, within: float = WAIT) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from bridge.testing.contract import ContractValidator
-from bridge.testing.fake_cli import write_fake_cli
 
 from .clients import Framing, RawClient, RequestHandler
 
@@ -33,25 +32,6 @@ def anyio_backend() -> str:
 def validator() -> ContractValidator:
     """The contract: the JSON Schema generated from ``bridge/rpc/wire.py``."""
     return ContractValidator()
-
-
-@pytest.fixture(scope="session")
-def fake_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted fake ``claude`` shim, shared by the run."""
-    return write_fake_cli(tmp_path_factory.mktemp("fake-cli"))
-
-
-@pytest.fixture
-def fake_cli_with(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
-    """A fake CLI shim exporting the given ``FAKE_CLI_*`` knobs."""
-    count = 0
-
-    def make(env: Mapping[str, str]) -> Path:
-        nonlocal count
-        count += 1
-        return write_fake_cli(tmp_path / f"fake-cli-{count}", env)
-
-    return make
 
 
 @pytest.fixture

@@ -4,39 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bridge.duplex import DuplexOptions
-from bridge.testing.fake_cli import write_fake_cli
 
 
 @pytest.fixture(params=["asyncio", "trio"])
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     """Every ``pytest.mark.anyio`` test runs once on asyncio and once on trio."""
     return str(request.param)
-
-
-@pytest.fixture(scope="session")
-def fake_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted fake ``claude`` (an executable shim), shared by the whole run."""
-    return write_fake_cli(tmp_path_factory.mktemp("fake-cli"))
-
-
-@pytest.fixture
-def fake_cli_with(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
-    """A fake CLI shim that exports the given ``FAKE_CLI_*`` knobs."""
-    count = 0
-
-    def make(env: Mapping[str, str]) -> Path:
-        nonlocal count
-        count += 1
-        return write_fake_cli(tmp_path / f"fake-cli-{count}", env)
-
-    return make
 
 
 @pytest.fixture
