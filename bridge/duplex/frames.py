@@ -14,7 +14,7 @@ then subtype), which is cheap because they are rare.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -323,13 +323,15 @@ class FrameDecoder:
         compares the count with the block's newlines.
         """
         try:
-            frames: list[Frame | _SystemHead] = self._top.decode_lines(block)
+            decoded = self._top.decode_lines(block)
         except msgspec.DecodeError:  # ValidationError included
             return None
-        for frame in frames:
+        for frame in decoded:
             if type(frame) is _SystemHead:
                 return None
-        return frames  # type: ignore[return-value]
+        # No _SystemHead is left, so every item is a Frame. (msgspec >= 0.23 types the
+        # result as the decoder's union, older versions as Any: a cast suits both.)
+        return cast("list[Frame]", decoded)
 
     def _fallback(self, line: bytes) -> Frame:
         data = self._any.decode(line)  # raises DecodeError when not an object
