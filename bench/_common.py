@@ -280,3 +280,26 @@ INITIALIZE_FRAME = (
     b'{"type":"control_request","request_id":"bench_init",'
     b'"request":{"subtype":"initialize","hooks":null}}\n'
 )
+
+
+def spawn_initialized(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A CLI on plain pipes (its own process group), after one ``initialize`` exchange:
+    the raw-driver baselines start from here."""
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INITIALIZE_FRAME)
+    proc.stdin.flush()
+    for line in proc.stdout:
+        if json.loads(line).get("type") == "control_response":
+            break
+    return proc

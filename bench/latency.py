@@ -30,7 +30,6 @@ from typing import Any
 
 import anyio
 from _common import (
-    INITIALIZE_FRAME,
     Target,
     bridge_client,
     fake_cli,
@@ -43,6 +42,7 @@ from _common import (
     print_table,
     print_targets,
     real_cli_offline,
+    spawn_initialized,
     user_frame,
     workdir,
 )
@@ -56,23 +56,10 @@ class RawPipeDriver:
     """The whole of a minimal driver: a pipe, one initialize, lines until ``result``."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
+        self.proc = spawn_initialized(argv, cwd, env)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin = self.proc.stdin
         self.stdout = self.proc.stdout
-        self.stdin.write(INITIALIZE_FRAME)
-        self.stdin.flush()
-        for line in self.stdout:
-            if json.loads(line).get("type") == "control_response":
-                break
 
     def turn(self, prompt: str) -> tuple[float, str]:
         start = now()

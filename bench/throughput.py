@@ -28,7 +28,6 @@ from typing import Any
 
 import anyio
 from _common import (
-    INITIALIZE_FRAME,
     STREAM_JSON_ARGS,
     Target,
     bridge_client,
@@ -41,6 +40,7 @@ from _common import (
     now,
     print_table,
     print_targets,
+    spawn_initialized,
     user_frame,
     workdir,
 )
@@ -60,22 +60,10 @@ class RawDriver:
 
     def __init__(self, cli: Path, cwd: Path) -> None:
         argv = [str(cli), *STREAM_JSON_ARGS, "--include-partial-messages"]
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=cwd,
-            start_new_session=True,
-        )
+        self.proc = spawn_initialized(argv, cwd)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin = self.proc.stdin
         self.stdout = self.proc.stdout
-        self.stdin.write(INITIALIZE_FRAME)
-        self.stdin.flush()
-        for line in self.stdout:
-            if json.loads(line).get("type") == "control_response":
-                break
 
     def turn(self, prompt: str) -> tuple[float, int, int]:
         """(seconds, frames, text deltas) of one turn."""
