@@ -16,20 +16,13 @@ import pytest
 
 from bridge.duplex import Allow, DuplexOptions, DuplexSession, PermissionRequest
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.testing.procs import alive
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
 
 
 def _pid_of(pidfile: Path) -> int:
     return int(pidfile.read_text().strip())
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def _allow(request: PermissionRequest) -> Allow:
@@ -56,11 +49,11 @@ async def test_a_backgrounded_bash_command_is_killed_when_the_session_closes(
         result = await session.send("start something in the background")
         assert not result.is_error
         stray = int(fake_api.tool_results()[0]["content"].strip())
-        assert _alive(stray)
+        assert alive(stray)
         assert os.getpgid(stray) != session.pid  # really outside the CLI's group
         closed = await session.close()
     assert closed.reaped
-    assert not _alive(stray)
+    assert not alive(stray)
 
 
 async def test_a_bash_command_still_running_at_close_is_killed(
@@ -78,11 +71,11 @@ async def test_a_bash_command_still_running_at_close_is_killed(
             tg.start_soon(_send_ignoring_errors, session)
             await _wait_for_file(pidfile)
             running = _pid_of(pidfile)
-            assert _alive(running)
+            assert alive(running)
             closed = await session.close()
             tg.cancel_scope.cancel()
     assert closed.reaped
-    assert not _alive(running)
+    assert not alive(running)
 
 
 async def _send_ignoring_errors(session: DuplexSession) -> None:

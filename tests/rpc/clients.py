@@ -48,8 +48,6 @@ __all__ = [
     "RawClient",
     "ResponseError",
     "Validator",
-    "pids_in_group",
-    "process_alive",
 ]
 
 Framing = Literal["content-length", "ndjson"]
@@ -698,32 +696,6 @@ class RawClient:
 
 
 # --------------------------------------------------------------------------- the process table
-
-
-def _stat(pid: int) -> list[bytes] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    return data.rsplit(b")", 1)[-1].split()
-
-
-def process_alive(pid: int) -> bool:
-    """True while ``pid`` is a live (not zombie) process."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] != b"Z"
-
-
-def pids_in_group(pgid: int) -> list[int]:
-    """Live (not zombie) processes whose process group is ``pgid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields is not None and fields[0] != b"Z" and int(fields[2]) == pgid:
-                found.append(int(entry))
-    return found
 
 
 # --------------------------------------------------------------------------- pytest-lsp

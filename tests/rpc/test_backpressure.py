@@ -13,7 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .clients import Framing, RawClient, pids_in_group, process_alive
+from bridge.testing.procs import alive, group_members
+
+from .clients import Framing, RawClient
 from .conftest import OpenBridge, session_params
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
@@ -107,6 +109,6 @@ async def test_client_that_stops_reading_and_leaves(
         await stall_until_pipe_full(client)
         client.close_stdin()
         assert await client.wait_exit(within=5.0) == 0
-        assert not process_alive(created["pid"])
-        assert pids_in_group(created["pid"]) == []
+        assert not alive(created["pid"])
+        assert group_members(created["pid"]) == []
         client.discard_output()  # a partly written message at the cut is expected here

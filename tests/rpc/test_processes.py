@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from .clients import Framing, RawClient, pids_in_group, process_alive
+from bridge.testing.procs import alive, group_members
+
+from .clients import Framing, RawClient
 from .conftest import OpenBridge, session_params
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
@@ -26,8 +28,8 @@ CliWith = Callable[[Mapping[str, str]], Path]
 
 
 def assert_group_gone(pid: int) -> None:
-    assert not process_alive(pid), f"the CLI {pid} survived"
-    assert pids_in_group(pid) == [], f"processes of group {pid} survived"
+    assert not alive(pid), f"the CLI {pid} survived"
+    assert group_members(pid) == [], f"processes of group {pid} survived"
 
 
 async def start_slow_turn(client: RawClient, cli: Path, workdir: Path) -> tuple[str, int]:
@@ -36,7 +38,7 @@ async def start_slow_turn(client: RawClient, cli: Path, workdir: Path) -> tuple[
     sid, pid = created["sessionId"], created["pid"]
     await client.start_request("session/send", {"sessionId": sid, "prompt": "SLOW"})
     await client.wait_event(sid, "textDelta")
-    assert process_alive(pid)
+    assert alive(pid)
     assert os.getpgid(pid) == pid
     return sid, pid
 
@@ -100,7 +102,7 @@ async def spawn_grandchild(client: RawClient, cli: Path, workdir: Path) -> tuple
     match = re.search(r"pid (\d+)", result["text"])
     assert match, result
     grandchild = int(match.group(1))
-    assert process_alive(grandchild)
+    assert alive(grandchild)
     assert os.getpgid(grandchild) == pid
     return sid, pid, grandchild
 
@@ -113,7 +115,7 @@ async def test_grandchild_is_gone_after_close(
         sid, pid, grandchild = await spawn_grandchild(client, fake_cli, workdir)
         closed = await client.call("session/close", {"sessionId": sid})
         assert closed["reaped"] is True
-        assert not process_alive(grandchild)
+        assert not alive(grandchild)
         assert_group_gone(pid)
 
 
@@ -128,7 +130,7 @@ async def test_grandchild_is_gone_when_the_client_leaves_mid_turn(
         await client.wait_event(sid, "textDelta", start=start)
         client.close_stdin()
         assert await client.wait_exit(within=EXIT_WITHIN) == 0
-        assert not process_alive(grandchild)
+        assert not alive(grandchild)
         assert_group_gone(pid)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bridge.duplex import DuplexOptions
+from bridge.testing.procs import children
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -95,22 +96,6 @@ def script_cli(tmp_path: Path) -> Path:
     return shim
 
 
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(b")", 1)[-1].split()
-        if int(fields[1]) == parent:
-            found.append(int(entry))
-    return found
-
-
 @pytest.fixture(autouse=True)
 def no_process_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
     """Every session test must reap every CLI it started: no child of the test process
@@ -118,7 +103,7 @@ def no_process_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
     if not request.node.module.__name__.rpartition(".")[2].startswith("test_session_"):
         yield
         return
-    before = set(_children(os.getpid()))
+    before = set(children(os.getpid(), zombies=True))
     yield
-    left = sorted(set(_children(os.getpid())) - before)
+    left = sorted(set(children(os.getpid(), zombies=True)) - before)
     assert not left, f"the test left child processes behind: {left}"

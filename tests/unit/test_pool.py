@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import anyio
 import pytest
 
 from bridge.duplex import DuplexOptions, DuplexSession, WarmPool, pool_key
+from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is not alive: the pool must reap what it kills
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().split(")")[-1].split()[0] != "Z"
 
 
 def test_pool_key_is_stable_and_names_everything_fixed_at_spawn() -> None:
@@ -90,10 +80,10 @@ async def test_a_spare_idle_past_its_timeout_is_closed_and_reaped(
             await pool.wait_ready("k")
             spare = pool.ready_sessions("k")[0]
             pid = spare.pid
-            assert pid is not None and _alive(pid)
+            assert pid is not None and alive(pid)
             status = await spare.wait_for_exit()
         assert status.state != "running"
-        assert not _alive(pid)
+        assert not alive(pid)
         assert pool.spares("k") == 0
         assert await pool.take("k") is None
         await pool.aclose()
@@ -110,7 +100,7 @@ async def test_closing_the_pool_closes_every_spare(
         pids = [s.pid for s in pool.ready_sessions("a")]
         await pool.aclose()
         for pid in pids:
-            assert pid is not None and not _alive(pid)
+            assert pid is not None and not alive(pid)
         assert await pool.take("a") is None
 
 

@@ -3,7 +3,6 @@ and there is never a truncated successful result."""
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,18 +20,11 @@ from bridge.duplex import (
     SessionClosed,
     SessionExited,
 )
+from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 async def assert_closed_and_reaped(session: DuplexSession) -> None:
@@ -41,7 +33,7 @@ async def assert_closed_and_reaped(session: DuplexSession) -> None:
     with anyio.fail_after(10):
         status = await session.wait_for_exit()
     assert (status.state, status.signal) == ("failed", signal.SIGKILL)
-    assert session.pid is not None and gone(session.pid)
+    assert session.pid is not None and reaped(session.pid)
     with pytest.raises(SessionClosed):
         await session.send("after the breach")
 

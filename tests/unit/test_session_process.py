@@ -21,19 +21,11 @@ from bridge.duplex import (
     SystemInit,
 )
 from bridge.duplex.process import STDERR_RING_BYTES
+from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
-
-
-def gone(pid: int) -> bool:
-    """True once ``pid`` no longer exists (it was reaped)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 # ---------------------------------------------------------------- spawn
@@ -132,7 +124,7 @@ async def test_the_cli_runs_as_leader_of_its_own_process_group(options: Options)
 # ---------------------------------------------------------------- close
 
 
-async def test_close_returns_completed_reaped_and_the_process_is_gone(options: Options) -> None:
+async def test_close_returns_completed_reaped_and_the_process_is_reaped(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
         await session.send("hello")
         pid = session.pid
@@ -143,7 +135,7 @@ async def test_close_returns_completed_reaped_and_the_process_is_gone(options: O
     assert result.stderr_tail == ""
     assert session.exit_status == result.exit_status
     assert not session.is_open
-    assert gone(pid)
+    assert reaped(pid)
 
 
 async def test_close_twice_and_concurrently_gives_the_same_result(options: Options) -> None:
@@ -207,7 +199,7 @@ async def test_a_crash_mid_frame_fails_the_pending_send_with_the_exit_code(
         assert not session.is_open
         with pytest.raises(SessionClosed):
             await session.send("after the crash")
-    assert pid is not None and gone(pid)
+    assert pid is not None and reaped(pid)
 
 
 async def test_wait_for_exit_returns_when_the_cli_exits_by_itself(options: Options) -> None:
@@ -272,7 +264,7 @@ async def test_close_sigterms_a_cli_that_does_not_exit_after_stdin_closes(
     assert result.reaped is True
     assert (result.exit_status.state, result.exit_status.signal) == ("failed", signal.SIGTERM)
     assert [type(e) for e in errors] == [SessionClosed]
-    assert pid is not None and gone(pid)
+    assert pid is not None and reaped(pid)
 
 
 async def test_close_sigkills_a_cli_that_ignores_sigterm_after_kill_grace(
@@ -289,7 +281,7 @@ async def test_close_sigkills_a_cli_that_ignores_sigterm_after_kill_grace(
     assert (result.exit_status.state, result.exit_status.signal) == ("failed", signal.SIGKILL)
     assert elapsed >= 0.1 + 0.3
     assert [type(e) for e in errors] == [SessionClosed]
-    assert pid is not None and gone(pid)
+    assert pid is not None and reaped(pid)
 
 
 async def test_close_kills_a_grandchild_left_in_the_process_group(options: Options) -> None:
@@ -298,11 +290,11 @@ async def test_close_kills_a_grandchild_left_in_the_process_group(options: Optio
         grandchild = int(turn.text.rsplit(" ", 1)[-1])
         pidfd = os.pidfd_open(grandchild)
         try:
-            assert not gone(grandchild)
+            assert not reaped(grandchild)
             result = await session.close()
             with anyio.fail_after(5):
                 await anyio.wait_readable(pidfd)  # readable once the grandchild has died
         finally:
             os.close(pidfd)
     assert result.reaped is True
-    assert session.pid is not None and gone(session.pid)
+    assert session.pid is not None and reaped(session.pid)
