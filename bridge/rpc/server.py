@@ -176,7 +176,7 @@ class Bridge:
         self.encoder = msgspec.json.Encoder()
         self._decoder = msgspec.json.Decoder()
         self._send_stream = send
-        self.outbound = Outbound(send.send, config.max_queued_events if config else 4096)
+        self.outbound = Outbound(send.send, self.config.max_queued_events)
         self.reader = MessageReader(receive, self.config.max_message_bytes)
         self.sessions: dict[str, _Entry] = {}
         self.client_permissions = False
