@@ -303,3 +303,16 @@ def spawn_initialized(
         if json.loads(line).get("type") == "control_response":
             break
     return proc
+
+
+def close_driver(proc: subprocess.Popen[bytes]) -> None:
+    """End a raw driver's CLI: close stdin, let it exit (5 s), then kill its group."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    kill_group(proc.pid)
+    proc.wait()

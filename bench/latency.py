@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +31,10 @@ import anyio
 from _common import (
     Target,
     bridge_client,
+    close_driver,
     fake_cli,
     fmt_ms,
     header,
-    kill_group,
     median,
     now,
     percentile,
@@ -72,14 +71,7 @@ class RawPipeDriver:
         raise RuntimeError("the CLI closed its stdout in the middle of a turn")
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.stdin.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        kill_group(self.proc.pid)
-        self.proc.wait()
+        close_driver(self.proc)
 
 
 class _Stamps:

@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +30,10 @@ from _common import (
     STREAM_JSON_ARGS,
     Target,
     bridge_client,
+    close_driver,
     fake_cli,
     fmt_rate,
     header,
-    kill_group,
     kill_pid,
     median,
     now,
@@ -101,14 +100,7 @@ class RawDriver:
         return now() - start
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.stdin.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        kill_group(self.proc.pid)
-        self.proc.wait()
+        close_driver(self.proc)
 
 
 async def run(frames: int, repeat: int) -> dict[str, Any]:
