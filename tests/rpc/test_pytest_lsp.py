@@ -23,8 +23,9 @@ from pytest_lsp import ClientServerConfig
 
 from bridge import __version__
 from bridge.testing.contract import ContractValidator
+from bridge.testing.procs import alive
 
-from .clients import BRIDGE_CMD, ROOT, LspTestClient, process_alive
+from .clients import BRIDGE_CMD, ROOT, LspTestClient
 
 pytestmark = [pytest.mark.rpc, pytest.mark.asyncio]
 
@@ -170,4 +171,4 @@ async def test_stdin_closed_mid_session_ends_the_bridge(
     server.stdin.close()
     with anyio.fail_after(5):
         assert await server.wait() == 0
-    assert not process_alive(created["pid"])
+    assert not alive(created["pid"])

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.testing.procs import alive, group_members
 
-from .clients import Framing, pids_in_group, process_alive
+from .clients import Framing
 from .conftest import OpenBridge
 
 pytestmark = [pytest.mark.rpc, pytest.mark.realcli, pytest.mark.anyio]
@@ -111,8 +112,8 @@ async def test_full_conversation(
         assert closed["exitStatus"].get("signal") is None  # it exited on its own at EOF
         [exited] = client.notes("session/exited")
         assert exited["sessionId"] == sid and exited["reason"] == "closed"
-        assert not process_alive(pid)
-        assert pids_in_group(pid) == []
+        assert not alive(pid)
+        assert group_members(pid) == []
         assert await client.shutdown_and_exit() == 0
         seqs = [n["params"]["seq"] for n in client.notifications if n["method"] == "session/event"]
         assert seqs == list(range(1, len(seqs) + 1))
@@ -135,12 +136,12 @@ async def test_disconnect_mid_turn_leaves_no_claude_process(
         sid, pid = created["sessionId"], created["pid"]
         await client.start_request("session/send", {"sessionId": sid, "prompt": "SLOW"})
         await client.wait_event(sid, "textDelta", within=REAL_WAIT)
-        assert process_alive(pid)
-        group = pids_in_group(pid)
+        assert alive(pid)
+        group = group_members(pid)
         assert pid in group
         client.close_stdin()
         assert await client.wait_exit(within=5.0) == 0
-        assert not process_alive(pid)
-        assert pids_in_group(pid) == []
+        assert not alive(pid)
+        assert group_members(pid) == []
         for other in group:
-            assert not process_alive(other)
+            assert not alive(other)
