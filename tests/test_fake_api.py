@@ -8,6 +8,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +27,7 @@ from bridge.testing.fake_api import (
     ToolUse,
     large_text,
     request_cwd,
+    script_from_json,
 )
 from bridge.testing.realcli import offline_env as make_offline_env
 
@@ -623,3 +625,90 @@ def test_cli_model_probe_is_a_side_request(
     side = [r for r in fake_api.requests if r.kind == "side"]
     assert [r.body["max_tokens"] for r in side] == [1]
     assert [r.body["model"] for r in fake_api.messages_requests()] == ["claude-sonnet-4-5"]
+
+
+def answer_every_permission(cli: Cli, until_result: bool = True) -> list[Frame]:
+    """Allow each ``can_use_tool`` request with its own input until the turn's result."""
+    asked: list[Frame] = []
+    while True:
+        frame = cli.read_until(lambda f: f["type"] in ("control_request", "result"))[-1]
+        if frame["type"] == "result":
+            asked.append(frame)
+            return asked
+        if frame["request"]["subtype"] == "can_use_tool":
+            asked.append(frame)
+            cli.send(allow(frame, frame["request"]["input"]))
+
+
+@pytest.mark.realcli
+def test_cli_default_use_edit_reads_then_edits_the_file(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    notes = project_dir / "notes.txt"
+    notes.write_text("hello world\n")
+    flags = ("--permission-prompt-tool", "stdio", "--settings", '{"permissions":{"ask":["Read"]}}')
+    with spawn_cli(real_cli, project_dir, offline_env, *flags) as cli:
+        cli.say("please USE_EDIT now")
+        *asked, result = answer_every_permission(cli)
+        assert cli.close() == 0
+    assert [a["request"]["tool_name"] for a in asked] == ["Read", "Edit"]
+    assert asked[1]["request"]["input"] == {
+        "file_path": str(notes),
+        "old_string": "hello",
+        "new_string": "goodbye",
+        "replace_all": False,  # the CLI fills in the Edit tool's default
+    }
+    assert notes.read_text() == "goodbye world\n"
+    assert result["result"].startswith("Tool finished: ")
+
+
+@pytest.mark.realcli
+def test_cli_default_use_write_creates_the_file(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("please USE_WRITE now")
+        *asked, _result = answer_every_permission(cli)
+        assert cli.close() == 0
+    assert [a["request"]["tool_name"] for a in asked] == ["Write"]
+    assert (project_dir / "written.txt").read_text() == "written by claude\n"
+
+
+def test_enqueue_over_http_scripts_the_next_replies(fake_api: FakeMessagesAPI) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", fake_api.port, timeout=5)
+    scripts = [{"text": "first"}, {"toolUse": {"name": "Bash", "input": {"command": "ls"}}}]
+    conn.request("POST", "/_fake/enqueue", json.dumps(scripts))
+    answer = conn.getresponse()
+    assert (answer.status, json.loads(answer.read())) == (200, {"pending": 2})
+    conn.request("POST", "/_fake/enqueue", json.dumps([{"nonsense": 1}]))
+    bad = conn.getresponse()
+    assert bad.status == 400 and b"bad script" in bad.read()
+    assert fake_api.pending() == 2
+
+
+def test_script_from_json_covers_every_script_kind() -> None:
+    assert script_from_json({"text": "hi", "delay": 0.5}) == Text("hi", None, 0.5)
+    assert script_from_json({"toolUse": {"name": "Read", "input": {"a": 1}, "id": "t1"}}) == (
+        ToolUse("Read", {"a": 1}, "t1")
+    )
+    reply = script_from_json({"blocks": [{"text": "a"}, {"text": "b"}], "stopReason": "max_tokens"})
+    assert reply == Reply([Text("a"), Text("b")], "max_tokens")
+    assert script_from_json({"error": {"status": 529, "type": "overloaded_error"}}) == ApiError(
+        529, "overloaded_error", "fake API error"
+    )
+
+
+def test_module_serves_until_stdin_closes_and_prints_its_url() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bridge.testing.fake_api"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    url = proc.stdout.readline().decode().strip()
+    assert url.startswith("http://127.0.0.1:")
+    conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=5)
+    conn.request("GET", "/_fake/requests")
+    assert json.loads(conn.getresponse().read()) == []
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0

@@ -28,6 +28,13 @@ responder (:meth:`FakeMessagesAPI.default_responder`) looks at the last user mes
   from the "Primary working directory:" line the CLI sends), so the default command is
   ``touch <cwd>/made-by-bash && echo hello-from-bash``
 - text contains ``ASKQ``        -> an ``AskUserQuestion`` tool_use ("Which colour?" Red/Blue)
+- text contains ``USE_WRITE``   -> ``Text("Writing it. ")`` + ``ToolUse("Write", {"file_path":
+  "<cwd>/written.txt", "content": "written by claude\\n"})``
+- text contains ``USE_EDIT``    -> ``Text("Reading it. ")`` + ``ToolUse("Read", {"file_path":
+  "<cwd>/notes.txt"})``; when that Read's result comes back, ``Text("Editing it. ")`` +
+  ``ToolUse("Edit", {"file_path": ..., "old_string": "hello", "new_string": "goodbye"})`` (the
+  CLI refuses an Edit of a file it has not read). :attr:`FakeMessagesAPI.edit_target` sets the
+  file and the strings.
 - anything else                 -> ``Text("Echo: <last user text>")``
 
 "Last user text" is the last text block of the last user message that is not a
@@ -77,6 +84,7 @@ __all__ = [
     "last_user_message",
     "last_user_text",
     "request_cwd",
+    "script_from_json",
 ]
 
 DEFAULT_BASH_COMMAND = "touch {cwd}/made-by-bash && echo hello-from-bash"
@@ -225,6 +233,33 @@ def last_user_text(body: Mapping[str, Any]) -> str:
     return texts[-1].strip() if texts else ""
 
 
+def _turn_prompt(body: Mapping[str, Any]) -> str:
+    """The text of the last user message that carries text (the prompt of the current turn,
+    looking past the tool results that followed it)."""
+    for msg in reversed(body.get("messages") or []):
+        if not isinstance(msg, dict) or msg.get("role") != "user":
+            continue
+        texts = [
+            str(b.get("text", ""))
+            for b in _blocks(msg.get("content"))
+            if b.get("type") == "text"
+            and not str(b.get("text", "")).lstrip().startswith("<system-reminder>")
+        ]
+        if texts:
+            return texts[-1]
+    return ""
+
+
+def _last_tool_name(body: Mapping[str, Any]) -> str | None:
+    """The name of the last ``tool_use`` block the assistant sent in this conversation."""
+    for msg in reversed(body.get("messages") or []):
+        if isinstance(msg, dict) and msg.get("role") == "assistant":
+            uses = [b for b in _blocks(msg.get("content")) if b.get("type") == "tool_use"]
+            if uses:
+                return str(uses[-1].get("name"))
+    return None
+
+
 def request_cwd(body: Mapping[str, Any]) -> str | None:
     """The CLI's working directory, from the "Primary working directory:" line it sends (in the
     system prompt or a system-role message)."""
@@ -265,6 +300,8 @@ class FakeMessagesAPI:
     ) -> None:
         self.responder: Responder = responder or self.default_responder
         self.bash_command = bash_command
+        #: ``USE_EDIT``'s file (relative to the CLI's cwd), old string and new string.
+        self.edit_target: tuple[str, str, str] = ("notes.txt", "hello", "goodbye")
         self.side_reply = side_reply or Text("OK")
         #: Decides which ``/v1/messages`` bodies are side requests; replace to change the rule.
         self.is_side_request: Callable[[Mapping[str, Any]], bool] = is_side_request
@@ -349,8 +386,20 @@ class FakeMessagesAPI:
         msg = last_user_message(body)
         results = [b for b in _blocks(msg and msg.get("content")) if b.get("type") == "tool_result"]
         if results:
+            if "USE_EDIT" in _turn_prompt(body) and _last_tool_name(body) == "Read":
+                name, old, new = self.edit_target
+                path = f"{request_cwd(body) or '.'}/{name}"
+                edit = {"file_path": path, "old_string": old, "new_string": new}
+                return Reply([Text("Editing it. "), ToolUse("Edit", edit)])
             return Text("Tool finished: " + "\n".join(_text_of(r.get("content")) for r in results))
         text = last_user_text(body)
+        if "USE_WRITE" in text:
+            path = f"{request_cwd(body) or '.'}/written.txt"
+            write = {"file_path": path, "content": "written by claude\n"}
+            return Reply([Text("Writing it. "), ToolUse("Write", write)])
+        if "USE_EDIT" in text:
+            path = f"{request_cwd(body) or '.'}/{self.edit_target[0]}"
+            return Reply([Text("Reading it. "), ToolUse("Read", {"file_path": path})])
         if "API_ERROR" in text:
             return ApiError(400, "invalid_request_error", "fake API says the request is invalid")
         if "SLOW" in text:
@@ -600,6 +649,9 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             self._send_json(200, {}, head=True)
 
         def do_GET(self) -> None:
+            if urlsplit(self.path).path == "/_fake/requests":
+                self._send_json(200, [r.body for r in api.messages_requests()])
+                return
             self._record(None, "other", 0)
             self._send_json(200, {})
 
@@ -610,6 +662,14 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = None
             path = urlsplit(self.path).path.rstrip("/")
+            if path == "/_fake/enqueue":
+                try:
+                    api.enqueue(*[script_from_json(item) for item in body or []])
+                except (TypeError, ValueError, KeyError) as exc:
+                    self._error(400, "invalid_request_error", f"bad script: {exc}")
+                    return
+                self._send_json(200, {"pending": api.pending()})
+                return
             if path == "/v1/messages/count_tokens":
                 self._record(body, "count_tokens", len(raw))
                 self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
@@ -662,3 +722,61 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
         do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_found
 
     return Handler
+
+
+def script_from_json(item: Mapping[str, Any]) -> Script:
+    """A script from its JSON form, for hosts that drive the fake API over HTTP
+    (``POST /_fake/enqueue`` takes a list of these)::
+
+        {"text": "hello", "delay": 0.05}
+        {"toolUse": {"name": "Bash", "input": {"command": "ls"}}}
+        {"blocks": [{"text": "Running it. "}, {"toolUse": {...}}], "stopReason": "tool_use"}
+        {"error": {"status": 400, "type": "invalid_request_error", "message": "no"}}
+    """
+    if "error" in item:
+        err = item["error"]
+        return ApiError(
+            int(err.get("status", 400)),
+            str(err.get("type", "api_error")),
+            str(err.get("message", "fake API error")),
+        )
+    if "blocks" in item:
+        blocks: list[Text | ToolUse] = []
+        for block in item["blocks"]:
+            one = script_from_json(block)
+            if not isinstance(one, Text | ToolUse):
+                raise ValueError("blocks hold only text and toolUse items")
+            blocks.append(one)
+        return Reply(blocks, item.get("stopReason"))
+    if "toolUse" in item:
+        use = item["toolUse"]
+        return ToolUse(str(use["name"]), dict(use.get("input") or {}), use.get("id"))
+    if "text" in item:
+        return Text(str(item["text"]), item.get("chunkSize"), float(item.get("delay", 0.0)))
+    raise ValueError(f"unknown script {item!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m bridge.testing.fake_api``: serve on 127.0.0.1 until stdin closes.
+
+    Prints the base URL as the first line of stdout, so a test in any language can start it,
+    read the URL and point the CLI at it (``ANTHROPIC_BASE_URL``). ``POST /_fake/enqueue``
+    queues scripts (see :func:`script_from_json`); ``GET /_fake/requests`` lists the main
+    ``/v1/messages`` bodies received so far.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m bridge.testing.fake_api")
+    parser.parse_args(argv)
+    with FakeMessagesAPI() as api:
+        print(api.url, flush=True)
+        try:
+            sys.stdin.read()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
