@@ -100,6 +100,7 @@ def wire_events(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.realcli
 async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -147,6 +148,7 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_resume_with_replay_streams_the_past_before_the_answer_then_continues(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -193,6 +195,7 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_after_the_cli_is_killed_resume_continues_with_every_completed_turn(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -235,6 +238,7 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept(
     open_bridge: OpenBridge,
     real_cli: Path,

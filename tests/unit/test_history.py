@@ -28,6 +28,7 @@ from bridge.duplex.history import (
     read_messages,
     rename_conversation,
 )
+from bridge.testing.transcripts import ENTRIES_PER_TURN, write_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 PROJECT = "/home/user/project"  # the cwd the fixtures were rewritten to
@@ -214,6 +215,35 @@ def test_a_reply_with_parallel_tool_calls_is_read_whole(config: Path, install: I
     ]
 
 
+def test_side_chains_and_meta_entries_are_left_out_as_the_sdk_leaves_them(
+    config: Path, install: Install
+) -> None:
+    sid = install("parallel_tools")
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    lines = path.read_text().splitlines()
+    first_user = next(json.loads(ln) for ln in lines if '"type":"user"' in ln)
+
+    def entry(uuid: str, parent: str, kind: str, content: str, **flags: object) -> str:
+        message = {"role": kind, "content": content}
+        line = {"parentUuid": parent, "type": kind, "uuid": uuid, "sessionId": sid}
+        return json.dumps({**line, "message": message, **flags})
+
+    root = first_user["uuid"]
+    side = "aaaaaaaa-0000-4000-8000-000000000001"
+    meta = "aaaaaaaa-0000-4000-8000-000000000002"
+    extra = [  # branches off the first prompt, written last: neither may become the leaf
+        entry(side, root, "assistant", "side chain reply", isSidechain=True, agentId="a1"),
+        entry(meta, root, "user", "<meta>", isMeta=True),
+    ]
+    path.write_text("\n".join([*lines, *extra]) + "\n")
+    mine = list(read_messages(PROJECT, sid, config_dir=config))
+    assert [(kind(f), f.uuid) for f in mine] == [
+        (m.type, m.uuid) for m in sdk.get_session_messages(sid, PROJECT)
+    ]
+    assert {side, meta}.isdisjoint(f.uuid for f in mine)
+    assert summary(mine)[-1] == ("assistant", "Both done.")
+
+
 @pytest.mark.parametrize("bad", ["0d9e0c3e-0000-4000-8000-000000000000", "../../etc/passwd", ""])
 def test_reading_an_unknown_conversation_raises_conversation_not_found(
     config: Path, install: Install, bad: str
@@ -229,7 +259,7 @@ def test_a_50_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
     project.mkdir(parents=True)
     sid = "5a5a5a5a-0000-4000-8000-000000000000"
     path = project / f"{sid}.jsonl"
-    turns = _write_big_transcript(path, sid, 50 * 1024 * 1024)
+    turns = write_transcript(path, sid, 50 * 1024 * 1024)
     tracemalloc.start()
     try:
         count = 0
@@ -238,51 +268,9 @@ def test_a_50_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert count == 4 * turns
+    assert count == ENTRIES_PER_TURN * turns
     assert path.stat().st_size >= 50 * 1024 * 1024
     assert peak < 8 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB for a 50 MiB transcript"
-
-
-def _write_big_transcript(path: Path, sid: str, size: int) -> int:
-    """Turns of prompt, Read call, 40 KB result and reply, each line a real entry's shape."""
-    body = "x" * 40_000
-    parent: str | None = None
-    n = 0
-
-    def entry(kind: str, content: object, message_id: str | None = None) -> str:
-        nonlocal parent, n
-        n += 1
-        uuid = f"{n:08x}-0000-4000-8000-000000000000"
-        message = {"role": kind, "content": content}
-        if message_id:
-            message["id"] = message_id
-        line = {
-            "parentUuid": parent,
-            "isSidechain": False,
-            "type": kind,
-            "message": message,
-            "uuid": uuid,
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "sessionId": sid,
-            "cwd": PROJECT,
-        }
-        parent = uuid
-        return json.dumps(line, separators=(",", ":")) + "\n"
-
-    turns = 0
-    with path.open("w") as f:
-        while f.tell() < size:
-            turns += 1
-            call = f"toolu_{turns}"
-            use = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": "/f"}}
-            result = {"type": "tool_result", "tool_use_id": call, "content": body}
-            f.write(entry("user", f"read it {turns}"))
-            f.write(entry("assistant", [use], f"msg_{turns}a"))
-            f.write(entry("user", [result]))
-            f.write(
-                entry("assistant", [{"type": "text", "text": f"done {turns}"}], f"msg_{turns}b")
-            )
-    return turns
 
 
 # --------------------------------------------------------------------------- listing
