@@ -522,7 +522,7 @@ class Bridge:
             "session/status": self.status,
             "session/list": self.list_sessions,
             "session/close": self.close,
-            "session/history": self.history,
+            "session/history": self.list_history,
             "session/transcript": self.transcript,
             "session/renameHistory": self.rename_history,
             "session/deleteHistory": self.delete_history,
@@ -842,7 +842,7 @@ class Bridge:
                 live[claude_id] = entry.id
         return live
 
-    async def history(self, params: wire.HistoryParams) -> wire.HistoryResult:
+    async def list_history(self, params: wire.HistoryParams) -> wire.HistoryResult:
         """``session/history``."""
         page = await anyio.to_thread.run_sync(
             functools.partial(
