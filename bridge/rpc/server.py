@@ -602,7 +602,16 @@ class Bridge:
             entry.started = True
         self.sessions[session_id] = entry
         if replay is not None:
-            await self._replay(entry, replay)
+            try:
+                await self._replay(entry, replay)
+            except BaseException:
+                # Cancelled or failed mid-replay: the client never gets this session's id,
+                # so the session must not outlive the request.
+                self._tg.start_soon(self._pump, entry)
+                entry.exit_reason = "closed"
+                with anyio.CancelScope(shield=True):
+                    await self._close_quietly(entry, self.config.close_grace)
+                raise
         self._tg.start_soon(self._pump, entry)
         if self.pool is not None and self.pool.size:
             if warm is None:

@@ -21,8 +21,11 @@ import pytest
 from bridge.duplex.history import encode_cwd
 from bridge.rpc.wire import ErrorCode
 from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.testing.procs import alive
+from bridge.testing.transcripts import write_transcript
 
-from .conftest import OpenBridge
+from .conftest import OpenBridge, session_params
+from .test_backpressure import stall_until_pipe_full
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
@@ -319,3 +322,34 @@ async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(
         missing = await client.error("session/create", {**params, "resume": unknown})
         assert missing["code"] == ErrorCode.HISTORY_NOT_FOUND
         assert await client.call("session/list") == {"sessions": []}  # nothing was spawned
+
+
+async def test_a_create_cancelled_during_replay_leaves_no_session_running(
+    open_bridge: OpenBridge,
+    fake_cli: Path,
+    workdir: Path,
+    isolated_home: Path,
+    offline_env: dict[str, str],
+) -> None:
+    """The client stops reading, so the replay waits for queue space; a cancel then
+    ends the create, and the session it had started is closed (its id was never told)."""
+    claude_id = "5a5a5a5a-0000-4000-8000-00000000cafe"
+    project = isolated_home / ".claude" / "projects" / encode_cwd(workdir)
+    project.mkdir(parents=True)
+    write_transcript(project / f"{claude_id}.jsonl", claude_id, 4 * 1024 * 1024, str(workdir))
+    params = {**session_params(fake_cli, workdir), "resume": claude_id, "replay": True}
+    async with open_bridge(env=offline_env, args=["--max-queued-events", "16"]) as client:
+        await client.initialize()
+        client.pause_reading()
+        create = await client.start_request("session/create", params)
+        await stall_until_pipe_full(client)
+        await client.notify("$/cancelRequest", {"id": create})
+        client.resume_reading()
+        answer = await client.response(create)
+        assert answer["error"]["code"] == ErrorCode.REQUEST_CANCELLED
+        exited = await client.wait_for(lambda n: n["method"] == "session/exited")
+        assert exited["params"]["reason"] == "closed"
+        (session,) = (await client.call("session/list"))["sessions"]
+        assert session["state"] == "exited" and not alive(session["pid"])
+        replayed = client.events(session["sessionId"])
+        assert replayed and len(replayed) < 4 * (4 * 1024 * 1024 // 40_000)  # cut short
