@@ -186,6 +186,8 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert [p["seq"] for p in replayed] == list(range(1, len(replayed) + 1))
         assert all(p["replay"] is True for p in replayed)
         assert wire_events(past["events"])[0] == ("userText", "remember the word pelican")
+        listed = await client.call("session/history", {"cwd": str(project_dir)})
+        assert listed["conversations"][0]["liveSessionId"] == sid  # held before its first turn
 
         turn = await client.send(sid, "what was the word?")
         assert turn["claudeSessionId"] == claude_id

@@ -28,6 +28,8 @@ from bridge.duplex.history import (
     read_messages,
     rename_conversation,
 )
+from bridge.rpc.events import to_wire
+from bridge.rpc.wire import ThinkingEvent
 from bridge.testing.transcripts import ENTRIES_PER_TURN, write_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
@@ -242,6 +244,25 @@ def test_side_chains_and_meta_entries_are_left_out_as_the_sdk_leaves_them(
     ]
     assert {side, meta}.isdisjoint(f.uuid for f in mine)
     assert summary(mine)[-1] == ("assistant", "Both done.")
+
+
+def test_thinking_blocks_are_read_and_become_thinking_events(
+    config: Path, install: Install
+) -> None:
+    sid = install("three_turns")
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    lines = path.read_text().splitlines()
+    last = [json.loads(ln) for ln in lines if '"type":"assistant"' in ln][-1]
+    thought = {
+        **last,
+        "parentUuid": last["uuid"],
+        "uuid": "bbbbbbbb-0000-4000-8000-000000000001",
+        "message": {**last["message"], "content": [{"type": "thinking", "thinking": "hmm"}]},
+    }
+    path.write_text("\n".join([*lines, json.dumps(thought)]) + "\n")
+    frames = list(read_messages(PROJECT, sid, config_dir=config))
+    (event,) = to_wire(frames[-1])
+    assert isinstance(event, ThinkingEvent) and event.thinking == "hmm"
 
 
 @pytest.mark.parametrize("bad", ["0d9e0c3e-0000-4000-8000-000000000000", "../../etc/passwd", ""])
