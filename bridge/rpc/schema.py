@@ -1225,6 +1225,46 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 ),
             ),
         ),
+        Example(
+            (
+                _b(
+                    _notification(
+                        "session/exited",
+                        {
+                            "sessionId": _SID,
+                            "status": {"state": "failed", "signal": 9},
+                            "reason": "failed",
+                        },
+                    )
+                ),
+                _c(_request(18, "session/status", {"sessionId": _SID})),
+                _b(
+                    _result(
+                        18,
+                        {
+                            **_STATUS,
+                            "state": "exited",
+                            "exitStatus": {"state": "failed", "signal": 9},
+                        },
+                    )
+                ),
+                _c(_request(19, "session/create", {"cwd": _CWD, "resume": _CLAUDE_SID})),
+                _b(
+                    _result(
+                        19,
+                        {
+                            "sessionId": "s2-9c41d07a",
+                            "pid": 21544,
+                            "cwd": _CWD,
+                            "cliPath": _CLI,
+                            "permissionMode": "default",
+                        },
+                    )
+                ),
+            ),
+            "Recovery after a crash: the dead session still names its `claudeSessionId`; a "
+            "new session resumes it with every completed turn in context.",
+        ),
     ),
     "session/list": (
         Example(
