@@ -1400,7 +1400,8 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 _b(_result(33, {})),
             ),
             "The next `session/history` shows it with `title` and `customTitle` "
-            '"Bash smoke test". The CLI\'s own picker shows the new title too.',
+            '"Bash smoke test". The bridge appends the same `custom-title` entry the CLI\'s '
+            "own `/rename` writes, so the CLI shows the title too.",
         ),
     ),
     "session/deleteHistory": (
@@ -2164,8 +2165,8 @@ project directory. The bridge reads them the way the CLI does:
   before the create answer, its past messages arrive as `session/event`s with
   `replay: true` (numbered by the session's usual `seq`), so a host renders them
   with the renderer it uses for live turns; then turns continue the conversation.
-- **Rename** with `session/renameHistory` (the CLI's own `custom-title` entry, so
-  the CLI's picker shows it too) and **delete** with `session/deleteHistory`
+- **Rename** with `session/renameHistory` (the entry the CLI's own `/rename`
+  writes) and **delete** with `session/deleteHistory`
   (refused with ConversationInUse while a live session holds the conversation).
 
 **Recovery after a crash.** When a session's CLI dies (`session/exited` with reason

@@ -174,7 +174,9 @@ def test_read_messages_pairs_each_tool_result_with_its_call(config: Path, instal
     assert calls == results and len(calls) == 3
 
 
-@pytest.mark.parametrize("name", ["three_turns", "compacted", "parallel_tools", "damaged"])
+@pytest.mark.parametrize(
+    "name", ["three_turns", "compacted", "parallel_tools", "damaged", "renamed"]
+)
 def test_read_messages_agrees_with_the_sdk(config: Path, install: Install, name: str) -> None:
     sid = install(name)
     mine = list(read_messages(PROJECT, sid, config_dir=config))
@@ -354,6 +356,26 @@ def test_rename_sets_the_title_the_next_listing_shows(config: Path, install: Ins
     assert (info.title, info.custom_title) == ("Final name", "Final name")
     assert sdk.list_sessions(PROJECT)[0].custom_title == "Final name"
     assert summary(list(read_messages(PROJECT, sid, config_dir=config))) == THREE_TURNS
+
+
+def test_a_title_set_by_the_clis_own_rename_is_listed(config: Path, install: Install) -> None:
+    install("renamed")
+    (info,) = list_conversations(PROJECT, config_dir=config)
+    assert (info.title, info.custom_title, info.first_prompt) == (
+        "My Chosen Name",
+        "My Chosen Name",
+        "hello",
+    )
+
+
+def test_rename_writes_the_entry_the_clis_rename_writes(config: Path, install: Install) -> None:
+    lines = (FIXTURES / "renamed.jsonl").read_text().splitlines()
+    (cli_entry,) = [json.loads(ln) for ln in lines if '"type":"custom-title"' in ln]
+    sid = install("three_turns")
+    rename_conversation(PROJECT, sid, "My Chosen Name", config_dir=config)
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    ours = json.loads(path.read_text().splitlines()[-1])
+    assert ours == {**cli_entry, "sessionId": sid}
 
 
 def test_rename_after_a_torn_last_line_keeps_the_title_on_a_line_of_its_own(
