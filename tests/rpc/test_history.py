@@ -120,6 +120,8 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         for prompt in THREE_TURNS:
             await client.send(sid, prompt)
         claude_id = (await client.call("session/status", {"sessionId": sid}))["claudeSessionId"]
+        # the real CLI named the long directory exactly as encode_cwd does (cut + hash)
+        assert (sdk_config / "projects" / encode_cwd(long_project) / f"{claude_id}.jsonl").is_file()
 
         listed = await client.call("session/history", {"cwd": str(long_project)})
         assert listed["total"] == 1
