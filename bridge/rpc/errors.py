@@ -60,6 +60,7 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.ProcessFailed: wire.ErrorCode.PROCESS_FAILED,
     duplex.ControlError: wire.ErrorCode.CONTROL_ERROR,
     duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
+    duplex.Unsupported: wire.ErrorCode.UNSUPPORTED,
 }
 
 
@@ -96,4 +97,6 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
         data.limit = exc.limit
     elif isinstance(exc, duplex.DeadlineExceeded):
         data.limit = exc.deadline
+    elif isinstance(exc, duplex.Unsupported):
+        data.capability = exc.capability
     return RpcError(code, str(exc), data)

@@ -99,7 +99,8 @@ export type ErrorCode =
   | NotSent
   | UnknownRequest
   | ControlError
-  | MessageTooLarge;
+  | MessageTooLarge
+  | Unsupported;
 /**
  * The message is not valid JSON.
  */
@@ -172,6 +173,10 @@ export type ControlError = -31011;
  * The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.
  */
 export type MessageTooLarge = -31012;
+/**
+ * The session's CLI lacks what the request needs (`data.capability` names it), e.g. `cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.
+ */
+export type Unsupported = -31015;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
@@ -521,7 +526,7 @@ export interface SessionInterruptRequest {
  */
 export interface InterruptParams {
   /**
-   * Also cancel live messages the CLI has queued.
+   * Also cancel live messages the CLI has queued. Refused with Unsupported (and nothing interrupted) when the CLI lacks `interrupt_cancel_queued_v1`.
    */
   cancelQueued?: boolean;
   /**
@@ -749,9 +754,9 @@ export interface EventParams {
  */
 export interface InitEvent {
   /**
-   * Capabilities the CLI announces.
+   * Capabilities the CLI announces; null when it announces none (a legacy CLI).
    */
-  capabilities?: string[];
+  capabilities?: string[] | null;
   /**
    * The CLI's version.
    */
@@ -1040,7 +1045,7 @@ export interface ResultEvent {
    */
   subtype: string;
   /**
-   * Why the CLI ended: `completed`, `aborted_streaming`, ...
+   * Why the CLI ended: `completed`, `aborted_streaming`, `api_error` (also when an older CLI said `completed` for a result with an API error status), ...
    */
   terminalReason?: string | null;
   /**
@@ -1254,7 +1259,7 @@ export interface PermissionParams {
    */
   requestId: string;
   /**
-   * True for AskUserQuestion: answer with `allow` and `updatedInput.answers`.
+   * True for AskUserQuestion (also when an older CLI does not say so): answer with `allow` and `updatedInput.answers`.
    */
   requiresUserInteraction?: boolean;
   /**
@@ -1337,6 +1342,10 @@ export interface InitializeResult {
    */
   capabilities: ServerCapabilities;
   /**
+   * That CLI's version, whether it is supported, and the minimum (null when none was found). A CLI below the minimum is also reported with a `window/logMessage` warning.
+   */
+  cli?: CliInfo | null;
+  /**
    * The CLI the bridge found (absent when none was found; sessions may still name one).
    */
   cliPath?: string | null;
@@ -1373,6 +1382,35 @@ export interface ServerCapabilities {
    * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
    */
   rawEvents?: boolean;
+}
+/**
+ * A `claude` CLI and what it can do: `initialize` describes the CLI the bridge found, `session/create` and `session/status` the session's. See "CLI versions and fallbacks" in the reference for what the bridge does when a capability is missing.
+ */
+export interface CliInfo {
+  /**
+   * What the CLI advertised in its `system/init` (`msg_lifecycle_v1`, `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`, ...). The CLI says so at the start of a turn: null until one started (for `session/create`, unless an earlier session of the same executable showed it), and null for a legacy CLI (`legacy`).
+   */
+  capabilities?: string[] | null;
+  /**
+   * True when the CLI advertises no capabilities at all (2.1.176 and older): it has none of them. False when it advertised a list; null while that is not known.
+   */
+  legacy?: boolean | null;
+  /**
+   * The oldest CLI version the bridge supports.
+   */
+  minimumVersion?: string;
+  /**
+   * The executable.
+   */
+  path: string;
+  /**
+   * False below `minimumVersion`: the bridge still runs it, but untested; null when the version is unknown.
+   */
+  supported?: boolean | null;
+  /**
+   * `claude --version` (e.g. `2.1.332`); null when it could not be read.
+   */
+  version?: string | null;
 }
 /**
  * The bridge's name and version.
@@ -1416,6 +1454,10 @@ export interface CreateResult {
   account?: {
     [k: string]: unknown;
   } | null;
+  /**
+   * The session's CLI: version, support, and its capabilities when already known.
+   */
+  cli?: CliInfo | null;
   /**
    * The CLI executable that runs.
    */
@@ -1520,7 +1562,7 @@ export interface TurnResult {
    */
   subtype: string;
   /**
-   * Why the CLI ended the turn: `completed`, `aborted_streaming`, ...
+   * Why the CLI ended the turn: `completed`, `aborted_streaming`, `api_error` (also when an older CLI said `completed` for a result with an API error status), ...
    */
   terminalReason: string | null;
   /**
@@ -1564,17 +1606,17 @@ export interface SessionInterruptResponse {
   result: InterruptResult;
 }
 /**
- * What the CLI still had queued when interrupted, and what it cancelled.
+ * What the CLI still had queued when interrupted, and what it cancelled. A CLI without `interrupt_receipt_v1` does not say: both are then null (unknown), never `[]`.
  */
 export interface InterruptResult {
   /**
-   * Command uuids of the live messages it cancelled.
+   * Command uuids of the live messages it cancelled; null when unknown.
    */
-  cancelled: string[];
+  cancelled: string[] | null;
   /**
-   * Command uuids of live messages the CLI still has queued.
+   * Command uuids of live messages the CLI still has queued; null when unknown.
    */
-  stillQueued: string[];
+  stillQueued: string[] | null;
 }
 /**
  * The successful answer to `session/respondPermission`.
@@ -1657,6 +1699,10 @@ export interface SessionStatus {
    * The CLI's own session id, once it reported one.
    */
   claudeSessionId?: string | null;
+  /**
+   * The session's CLI: version, support, and its capabilities once a turn started.
+   */
+  cli?: CliInfo | null;
   /**
    * The session's working directory.
    */
@@ -1767,6 +1813,10 @@ export interface ResponseError {
  * The `data` member of a bridge error: which error, and its details.
  */
 export interface ErrorData {
+  /**
+   * For Unsupported: the CLI capability that is missing.
+   */
+  capability?: string | null;
   /**
    * For ProcessFailed: how the CLI ended.
    */
