@@ -332,7 +332,10 @@ async def test_interrupt_during_a_slow_reply_then_the_next_turn_on_the_same_proc
                 interrupted = await session.interrupt()
         elapsed = anyio.current_time() - started
         result = outcome["result"]
-        assert interrupted.still_queued == []
+        if session.features.has(INTERRUPT_RECEIPT):
+            assert interrupted == InterruptResult(still_queued=[], cancelled=[])
+        else:  # 2.1.176 answers with no body: unknown, not "nothing"
+            assert interrupted == InterruptResult(still_queued=None, cancelled=None)
         assert result.interrupted
         assert "word299" not in result.text
         assert elapsed < 10  # the SLOW reply alone streams for 15 s
