@@ -14,6 +14,7 @@ MATRIX=(
     "2.1.257 0.2.150"
 )
 cache="${CLAUDE_BRIDGE_CACHE:-/var/cache/claude-bridge}"
+export PIP_ROOT_USER_ACTION=ignore
 
 if [ "${1:-}" = "--paths" ]; then
     for entry in "${MATRIX[@]}"; do
@@ -33,9 +34,9 @@ for entry in "${MATRIX[@]}"; do
     tmp="$(mktemp -d "$cache/.cli-$cli.XXXXXX")"
     trap 'rm -rf "$tmp"' EXIT
     chmod 755 "$tmp"
-    python3 -m pip download --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps \
         --only-binary=:all: --dest "$tmp/wheel" "claude-agent-sdk==$sdk"
-    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --no-compile \
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-compile \
         --target "$tmp/pkg" "$tmp"/wheel/claude_agent_sdk-*.whl
     rm -rf "$tmp/wheel"
     ln -s pkg/claude_agent_sdk/_bundled/claude "$tmp/claude"
