@@ -1,9 +1,11 @@
 """``claude-bridge doctor``: is everything in place to hold a session?
 
 Finds the CLI the way the bridge does, prints the bridge, CLI and Python
-versions, then spawns one session and reports whether the CLI answered its
-``initialize`` handshake (no model call is made). Exit status: 0 healthy,
-1 the CLI was found but a session did not start, 2 no usable CLI.
+versions, warns when the CLI is older than the oldest supported one (naming what
+will not work with it), then spawns one session and reports whether the CLI
+answered its ``initialize`` handshake (no model call is made). Exit status: 0
+healthy (an old CLI is a warning), 1 the CLI was found but a session did not
+start, 2 no usable CLI.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import anyio
 
 from . import __version__
 from .duplex import CliNotFound, DuplexError, DuplexOptions, DuplexSession, find_cli
+from .duplex.features import FALLBACKS, MIN_CLI_VERSION, TESTED_CLI_VERSIONS, version_supported
 
 
 def _cli_version(path: str) -> str:
@@ -64,7 +67,18 @@ def main(claude_path: str | None = None) -> int:
         print(f"claude CLI    NOT FOUND\n\nerror: {exc}", file=sys.stderr)
         return 2
     print(f"claude CLI    {cli}")
-    print(f"cli version   {_cli_version(cli)}")
+    version = _cli_version(cli)
+    print(f"cli version   {version}")
+    print(f"supported     {MIN_CLI_VERSION} or newer (CI tests {', '.join(TESTED_CLI_VERSIONS)})")
+    if version_supported(version.split()[0] if version else None) is False:
+        print(
+            f"\nwarning: claude {version.split()[0]} is older than {MIN_CLI_VERSION}, the oldest "
+            "supported CLI. The bridge still runs it, untested; with a CLI that does not "
+            "advertise them, these will not work:\n"
+            + "".join(f"  - {cap}: {what}\n" for cap, what in FALLBACKS.items())
+            + "Update it (`npm install -g @anthropic-ai/claude-code`, or "
+            "`pip install 'claude-duplex-bridge[cli]'` for the bundled one).\n"
+        )
     ok, detail = anyio.run(_check_session, cli)
     print(f"session       {'ok' if ok else 'FAILED'}: {detail}")
     return 0 if ok else 1

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from bridge.duplex import CliNotFound
+from bridge.duplex.features import parse_version
 from bridge.testing import realcli
 from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.fake_cli import write_fake_cli
@@ -21,8 +24,12 @@ def fake_api() -> Iterator[FakeMessagesAPI]:
 
 @pytest.fixture(scope="session")
 def real_cli() -> Path:
-    """The real ``claude`` binary bundled in the claude-agent-sdk wheel. Never skipped."""
-    path = realcli.bundled_cli_path()
+    """The real ``claude`` under test: ``$CLAUDE_BRIDGE_CLAUDE`` when set, else the binary
+    bundled in the claude-agent-sdk wheel. Never skipped."""
+    try:
+        path = realcli.cli_under_test()
+    except CliNotFound as exc:
+        pytest.fail(str(exc), pytrace=False)
     if path is None:
         pytest.fail(
             "The real claude CLI was not found: it ships inside the claude-agent-sdk wheel "
@@ -31,6 +38,16 @@ def real_cli() -> Path:
             pytrace=False,
         )
     return path
+
+
+@pytest.fixture(scope="session")
+def real_cli_version(real_cli: Path) -> tuple[int, ...]:
+    """The version of the CLI under test, as ``(2, 1, 332)``: tests of behaviour that
+    differs between CLIs check it (or the session's capabilities) instead of assuming one."""
+    done = subprocess.run([str(real_cli), "--version"], capture_output=True, check=True)
+    version = parse_version(done.stdout.decode())
+    assert version is not None, f"{real_cli} --version printed {done.stdout!r}"
+    return version
 
 
 @pytest.fixture

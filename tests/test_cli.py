@@ -11,6 +11,8 @@ import pytest
 
 from bridge import doctor
 from bridge.duplex import discovery
+from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION
+from bridge.testing.fake_cli import write_fake_cli
 
 
 def run_bridge(
@@ -76,6 +78,29 @@ def test_doctor_with_no_cli_anywhere_lists_every_place_tried(
     err = capsys.readouterr().err
     for place in ("--claude-path", "CLAUDE_BRIDGE_CLAUDE", "`claude` on PATH", "claude-agent-sdk"):
         assert place in err
+
+
+def test_doctor_warns_about_a_cli_below_the_minimum_and_names_what_will_not_work(
+    tmp_path: Path,
+) -> None:
+    old = write_fake_cli(tmp_path / "old", {"FAKE_CLI_LEGACY": "1", "FAKE_CLI_VERSION": "2.0.1"})
+    done = run_bridge(
+        "doctor", "--claude-path", str(old), env={**os.environ, "HOME": str(tmp_path)}
+    )
+    assert done.returncode == 0, done.stderr  # it still runs: a warning, not a failure
+    assert f"supported     {MIN_CLI_VERSION} or newer" in done.stdout
+    assert f"claude 2.0.1 is older than {MIN_CLI_VERSION}" in done.stdout
+    for capability in FALLBACKS:
+        assert capability in done.stdout
+    assert "session       ok" in done.stdout
+
+
+def test_doctor_does_not_warn_about_a_supported_cli(fake_cli: Path, tmp_path: Path) -> None:
+    done = run_bridge(
+        "doctor", "--claude-path", str(fake_cli), env={**os.environ, "HOME": str(tmp_path)}
+    )
+    assert done.returncode == 0, done.stderr
+    assert "older than" not in done.stdout
 
 
 @pytest.mark.realcli

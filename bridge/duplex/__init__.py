@@ -19,7 +19,9 @@ from .errors import (
     SessionClosed,
     TurnInFlight,
     UnknownRequest,
+    Unsupported,
 )
+from .features import CliFeatures
 from .frames import (
     AssistantFrame,
     CommandLifecycle,
@@ -68,6 +70,7 @@ __all__ = [
     "Allow",
     "AssistantFrame",
     "BudgetExceeded",
+    "CliFeatures",
     "CliNotFound",
     "CloseResult",
     "CommandLifecycle",
@@ -117,6 +120,7 @@ __all__ = [
     "TurnResult",
     "UnknownFrame",
     "UnknownRequest",
+    "Unsupported",
     "UserFrame",
     "WarmPool",
     "bundled_cli",

@@ -113,3 +113,13 @@ class UnknownRequest(DuplexError):
     def __init__(self, request_id: str) -> None:
         super().__init__(f"no pending permission request with id {request_id!r}")
         self.request_id = request_id
+
+
+class Unsupported(DuplexError):
+    """The running CLI lacks the capability a call needs (see :mod:`bridge.duplex.features`)."""
+
+    code = "unsupported"
+
+    def __init__(self, message: str, capability: str) -> None:
+        super().__init__(message)
+        self.capability = capability

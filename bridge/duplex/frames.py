@@ -220,7 +220,7 @@ class SystemInit(msgspec.Struct, tag="init", tag_field="subtype", omit_defaults=
     mcp_servers: list[dict[str, Any]] = []
     permission_mode: str | None = msgspec.field(default=None, name="permissionMode")
     claude_code_version: str | None = None
-    capabilities: list[str] = []
+    capabilities: list[str] | None = None  # None: not advertised (a legacy CLI)
     slash_commands: list[str] = []
     agents: list[str] = []
     uuid: str | None = None

@@ -27,6 +27,10 @@ __all__ = [
 ]
 
 
+DIALOG_TOOL = "AskUserQuestion"
+"""The tool whose permission request is a question for the user (answered in ``answers``)."""
+
+
 class PermissionRequest(msgspec.Struct, frozen=True):
     """One ``can_use_tool`` request, as the host sees it."""
 
@@ -58,7 +62,10 @@ class PermissionRequest(msgspec.Struct, frozen=True):
             suggestions=suggestions if isinstance(suggestions, list) else [],
             blocked_path=request.get("blocked_path"),
             decision_reason=reason if isinstance(reason, str) or reason is None else str(reason),
-            requires_user_interaction=bool(request.get("requires_user_interaction", False)),
+            requires_user_interaction=bool(
+                # CLI 2.1.176 leaves the field out; AskUserQuestion always needs a user.
+                request.get("requires_user_interaction", request.get("tool_name") == DIALOG_TOOL)
+            ),
             agent_id=request.get("agent_id"),
         )
 

@@ -49,7 +49,9 @@ from .errors import (
     SessionClosed,
     TurnInFlight,
     UnknownRequest,
+    Unsupported,
 )
+from .features import CANCEL_QUEUED, CliFeatures, terminal_reason
 from .frames import (
     AssistantFrame,
     CommandLifecycle,
@@ -92,6 +94,8 @@ MESSAGE_TAKE_TIMEOUT = 10.0
 """Seconds a live message may wait to be written before it is withdrawn."""
 
 _DONE_STATES = frozenset({"completed", "cancelled"})
+_INIT_WAIT = 5.0
+"""Seconds ``interrupt(cancel_queued=True)`` waits for a running turn's ``system/init``."""
 
 
 class InvalidLine(msgspec.Struct, frozen=True):
@@ -151,10 +155,13 @@ class TurnResult(msgspec.Struct):
 
 
 class InterruptResult(msgspec.Struct, frozen=True):
-    """What the CLI still had queued when interrupted, and what it cancelled."""
+    """What the CLI still had queued when interrupted, and what it cancelled.
 
-    still_queued: list[str]
-    cancelled: list[str]
+    None means unknown: a CLI without ``interrupt_receipt_v1`` answers without them.
+    """
+
+    still_queued: list[str] | None
+    cancelled: list[str] | None
 
 
 class MessageReceipt(msgspec.Struct, frozen=True):
@@ -330,6 +337,7 @@ class DuplexSession:
         """What the CLI answered to ``initialize`` (commands, models, account, ...)."""
         self.last_init: SystemInit | None = None
         """The latest ``system``/``init`` frame (one comes at the start of every turn)."""
+        self._init_seen = anyio.Event()
         self.model: str | None = self.options.model
         self.permission_mode: str | None = self.options.permission_mode
         self.claude_session_id: str | None = None
@@ -471,6 +479,20 @@ class DuplexSession:
         return self._failure
 
     @property
+    def features(self) -> CliFeatures:
+        """The CLI's version and capabilities, as far as they are known yet (capabilities
+        come with the first turn's ``system/init``; see :mod:`bridge.duplex.features`)."""
+        init = self.last_init
+        version = init.claude_code_version if init is not None else None
+        if version is None:
+            reported = self.server_info.get("claude_code_version")
+            version = reported if isinstance(reported, str) else None
+        if init is None:
+            return CliFeatures(version=version)
+        caps = tuple(init.capabilities) if init.capabilities is not None else None
+        return CliFeatures(version=version, capabilities=caps, known=True)
+
+    @property
     def pid(self) -> int | None:
         """The CLI's pid (also its process group id)."""
         return None if self._proc is None else self._proc.pid
@@ -580,17 +602,34 @@ class DuplexSession:
         """Stop the running turn and keep the process. Harmless with no turn running.
 
         The pending ``send`` resolves with ``interrupted=True``. Messages the CLI
-        had queued still run unless ``cancel_queued``.
+        had queued still run unless ``cancel_queued``, which raises
+        :class:`Unsupported` (and interrupts nothing) when the CLI lacks
+        ``interrupt_cancel_queued_v1``. The result's lists are None (unknown) when
+        the CLI does not report them (no ``interrupt_receipt_v1``).
         """
         turn = self._turn
+        if cancel_queued:
+            if self.turn_in_flight and not self._init_seen.is_set():
+                with anyio.move_on_after(_INIT_WAIT):  # the turn's init says what the CLI has
+                    await self._init_seen.wait()
+            if self.features.has(CANCEL_QUEUED) is False:
+                raise Unsupported(
+                    "this CLI cannot cancel queued messages (no interrupt_cancel_queued_v1; "
+                    f"claude {self.features.version or 'of unknown version'}): interrupt "
+                    "without cancel_queued, the queued messages then run",
+                    CANCEL_QUEUED,
+                )
         if turn is not None and not turn.done.is_set():
             turn.interrupt_requested = True
         payload: dict[str, Any] = {"cancel_queued": True} if cancel_queued else {}
         response = await self.control("interrupt", payload)
-        return InterruptResult(
-            still_queued=[str(u) for u in response.get("still_queued") or []],
-            cancelled=[str(u) for u in response.get("cancelled") or []],
-        )
+        queued, cancelled = response.get("still_queued"), response.get("cancelled")
+        still = [str(u) for u in queued] if isinstance(queued, list) else None
+        if isinstance(cancelled, list):
+            gone: list[str] | None = [str(u) for u in cancelled]
+        else:  # a receipt without the list: nothing was cancelled because nothing was asked
+            gone = [] if still is not None and not cancel_queued else None
+        return InterruptResult(still_queued=still, cancelled=gone)
 
     # ------------------------------------------------------------------ control
 
@@ -931,6 +970,7 @@ class DuplexSession:
                         self._end_turn(turn)
         elif isinstance(event, SystemInit):
             self.last_init = event
+            self._init_seen.set()
             if event.session_id:
                 self.claude_session_id = event.session_id
             if event.model:
@@ -1061,7 +1101,7 @@ class DuplexSession:
             is_error=any(r.is_error for r in turn.results),
             subtype=last.subtype,
             stop_reason=last.stop_reason,
-            terminal_reason=last.terminal_reason,
+            terminal_reason=terminal_reason(last),
             api_error_status=last.api_error_status,
             session_id=last.session_id or self.claude_session_id,
             usage=last.usage,

@@ -62,6 +62,7 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.ControlError: wire.ErrorCode.CONTROL_ERROR,
     duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
     history.ConversationNotFound: wire.ErrorCode.HISTORY_NOT_FOUND,
+    duplex.Unsupported: wire.ErrorCode.UNSUPPORTED,
 }
 
 
@@ -100,4 +101,6 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
         data.limit = exc.deadline
     elif isinstance(exc, history.ConversationNotFound):
         data.claude_session_id = exc.session_id
+    elif isinstance(exc, duplex.Unsupported):
+        data.capability = exc.capability
     return RpcError(code, str(exc), data)

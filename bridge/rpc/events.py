@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from bridge import duplex
+from bridge.duplex.features import terminal_reason
 
 from . import wire
 
@@ -39,7 +40,7 @@ def to_wire(item: duplex.Event | duplex.Lagged) -> list[wire.Event]:
                 is_error=item.is_error,
                 text=item.result,
                 stop_reason=item.stop_reason,
-                terminal_reason=item.terminal_reason,
+                terminal_reason=terminal_reason(item),
                 api_error_status=item.api_error_status,
                 total_cost_usd=item.total_cost_usd,
                 num_turns=item.num_turns,

@@ -33,6 +33,8 @@ from typing import Any, Literal, NamedTuple
 
 import msgspec
 
+from bridge.duplex.features import MIN_CLI_VERSION, TESTED_CLI_VERSIONS
+
 from . import wire
 
 __all__ = [
@@ -528,6 +530,8 @@ _MODELS = [
     }
 ]
 _ACCOUNT = {"tokenSource": "none", "apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"}
+_CLI_INFO = {"path": _CLI, "version": "2.1.332", "supported": True}
+"""``cli`` before any turn: the version is known, the capabilities are not yet."""
 _STATUS = {
     "sessionId": _SID,
     "state": "idle",
@@ -540,6 +544,19 @@ _STATUS = {
     "claudeSessionId": _CLAUDE_SID,
     "model": "claude-opus-5-5",
     "permissionMode": "default",
+    "cli": {
+        "path": _CLI,
+        "version": "2.1.332",
+        "supported": True,
+        "capabilities": [
+            "interrupt_receipt_v1",
+            "interrupt_cancel_queued_v1",
+            "interrupt_send_now_v1",
+            "msg_lifecycle_v1",
+            "ask_user_question_unanswered_v1",
+        ],
+        "legacy": False,
+    },
 }
 
 
@@ -739,6 +756,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                             "capabilities": {"framings": ["content-length", "ndjson"]},
                             "cliPath": _CLI,
                             "cliVersion": "2.1.332",
+                            "cli": _CLI_INFO,
                         },
                     )
                 ),
@@ -816,6 +834,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                                 "current_permission_mode": "default",
                                 "output_style": "default",
                             },
+                            "cli": _CLI_INFO,
                         },
                     )
                 ),
@@ -1076,6 +1095,27 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
             "A live message was queued in the turn (see `session/message`); `cancelQueued` "
             "cancelled it. The process stays: the next `session/send` continues the "
             "conversation.",
+        ),
+        Example(
+            (
+                _c(_request(9, "session/interrupt", {"sessionId": _SID, "cancelQueued": True})),
+                _b(
+                    _error(
+                        9,
+                        wire.ErrorCode.UNSUPPORTED,
+                        "this CLI cannot cancel queued messages (no interrupt_cancel_queued_v1; "
+                        "claude 2.1.176): interrupt without cancel_queued, the queued messages "
+                        "then run",
+                        capability="interrupt_cancel_queued_v1",
+                    )
+                ),
+                _c(_request(10, "session/interrupt", {"sessionId": _SID})),
+                _b(_result(10, {"stillQueued": None, "cancelled": None})),
+            ),
+            "The same on claude 2.1.176, which lacks `interrupt_cancel_queued_v1` and "
+            "`interrupt_receipt_v1`: `cancelQueued` is refused and nothing is interrupted; "
+            "a plain interrupt works, but the CLI does not say what it still had queued "
+            "(null: unknown). See [CLI versions and fallbacks](#cli-versions).",
         ),
     ),
     "session/respondPermission": (
@@ -2177,6 +2217,46 @@ to redraw it). The turn that was running when the CLI died may be missing: the C
 writes its transcript in batches, so a host that wants it kept sends that prompt again.
 """
 
+_CLI_VERSIONS = """\
+<a id="cli-versions"></a>
+
+## CLI versions and fallbacks
+
+The bridge runs whatever `claude` the user has. It supports **{minimum} and newer**
+(CI runs the real-CLI suite against {tested}); an older CLI still runs, and
+`initialize` (`cli.supported: false`), a `window/logMessage` warning and the
+bridge's log say so. [`CliInfo`](#CliInfo) (`cli` in the results of `initialize`,
+`session/create` and `session/status`) reports the CLI's `version` and the
+`capabilities` it advertises. The CLI advertises them in its `system/init` at the
+start of every turn (the `init` event carries them too), so they are null until a
+session's first turn started, unless an earlier session of the same executable
+already showed them. A CLI that advertises no list at all (2.1.176) is `legacy`:
+it has none of them. Null always means "not known", never "none".
+
+What the bridge does when the session's CLI lacks a capability:
+
+- **`msg_lifecycle_v1`**: no `commandLifecycle` events come. A turn still ends
+  right: each input (the prompt, each `session/message`) ends with its own
+  `result`, in order.
+- **`interrupt_receipt_v1`**: `session/interrupt` answers `stillQueued: null,
+  cancelled: null`: the CLI does not say, so the bridge does not guess `[]`.
+  Queued messages still run to their own results.
+- **`interrupt_cancel_queued_v1`**: `session/interrupt` with `cancelQueued: true`
+  is refused with Unsupported ({unsupported}; `data.capability` names it) and
+  interrupts nothing: such a CLI ignores the flag and runs the queued messages
+  anyway, and a message already written cannot be taken back. Interrupt without it.
+
+Differences in what older CLIs print are evened out as well:
+
+- A result that carries an API error status has `terminalReason: "api_error"`
+  (in `session/send`'s result and the `result` event), also where 2.1.176 says
+  `completed`.
+- A `session/requestPermission` for AskUserQuestion has
+  `requiresUserInteraction: true`, also where 2.1.176 leaves the field out.
+- `session/setModel` answers the model that was set, whether or not the CLI
+  echoed it.
+"""
+
 _COMPATIBILITY = """\
 <a id="compatibility"></a>
 
@@ -2273,6 +2353,13 @@ def build_protocol(schema: JsonObj) -> str:
     doc.add("**Examples**", "", *_json_block(tuple(_b(e) for e in ERROR_EXAMPLES)), "")
 
     doc.add(_PERMISSIONS.format(), _CANCELLATION.format(), _BACKPRESSURE, _HISTORY.format())
+    doc.add(
+        _CLI_VERSIONS.format(
+            minimum=MIN_CLI_VERSION,
+            tested=", ".join(TESTED_CLI_VERSIONS),
+            unsupported=wire.ErrorCode.UNSUPPORTED,
+        )
+    )
     doc.add(_COMPATIBILITY.format(version=version))
     return doc.text()
 

@@ -24,7 +24,6 @@ import itertools
 import logging
 import os
 import signal
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from pygls.server import JsonRPCServer
 
 from bridge import __version__, duplex
 from bridge.duplex import history
+from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, cli_version, version_supported
 
 from . import wire
 from .errors import RpcError, invalid_params, to_error
@@ -113,6 +113,17 @@ _CURRENT: contextvars.ContextVar[_Inflight | None] = contextvars.ContextVar(
 
 
 @dataclass
+class _KnownCli:
+    """What the bridge learned of one CLI executable."""
+
+    version: str | None = None
+    seen: duplex.CliFeatures | None = None
+    """The capabilities a session of this executable showed (all its sessions share them)."""
+    probed: anyio.Event = field(default_factory=anyio.Event)
+    warned: bool = False
+
+
+@dataclass
 class _Entry:
     id: str
     session: duplex.DuplexSession
@@ -122,6 +133,7 @@ class _Entry:
     budget: float | None
     permission_timeout: float | None
     raw: bool
+    cli: _KnownCli | None = None
     spent: float = 0.0
     started: bool = False
     exit_reason: str | None = None
@@ -193,6 +205,7 @@ class Bridge:
         self._cli_path: str | None = None
         self._cli_version: str | None = None
         self._cli_probe = anyio.Event()
+        self._clis: dict[tuple[str, int, int], _KnownCli] = {}
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {}
         self.pool: duplex.WarmPool | None = None
         self._register()
@@ -274,16 +287,62 @@ class Bridge:
             self._cli_probe.set()
             return
         self._cli_path = str(path)
-        try:
-            with anyio.fail_after(5):
-                done = await anyio.run_process(
-                    [str(path), "--version"], check=False, stderr=subprocess.DEVNULL
-                )
-            text = done.stdout.decode("utf-8", "replace").strip()
-            self._cli_version = text.split()[0] if text else None
-        except (OSError, TimeoutError):
-            self._cli_version = None
+        known = await self._known_cli(self._cli_path)
+        self._cli_version = known.version
         self._cli_probe.set()
+
+    async def _known_cli(self, path: str) -> _KnownCli:
+        """What the bridge knows of the executable at ``path`` (its version is read once
+        per file: a CLI updated in place is read again)."""
+        try:
+            stat = await anyio.Path(path).stat()
+            key = (path, stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = (path, 0, 0)
+        known = self._clis.get(key)
+        if known is None:
+            known = self._clis[key] = _KnownCli()
+            known.version = await cli_version(path)
+            known.probed.set()
+        with anyio.move_on_after(10):
+            await known.probed.wait()
+        return known
+
+    def _warn_if_unsupported(self, path: str, known: _KnownCli | None) -> None:
+        """Say once per executable, in the log and to the client, that it is too old."""
+        if known is None or known.warned or version_supported(known.version) is not False:
+            return
+        known.warned = True
+        message = (
+            f"claude {known.version} at {path} is older than the oldest supported CLI "
+            f"({MIN_CLI_VERSION}): it runs, untested. Without the capabilities it does not "
+            "advertise: " + "; ".join(FALLBACKS.values()) + "."
+        )
+        log.warning("%s", message)
+        self.log_message(2, message)
+
+    def _cli_info(
+        self, path: str, known: _KnownCli | None, session: duplex.DuplexSession | None = None
+    ) -> wire.CliInfo:
+        """``CliInfo`` of a CLI: the session's own capabilities once its first turn showed
+        them, else those an earlier session of the same executable showed."""
+        features = session.features if session is not None else None
+        if features is not None and features.known:
+            caps, legacy = features.capabilities, features.legacy
+        elif known is not None and known.seen is not None:
+            caps, legacy = known.seen.capabilities, known.seen.legacy
+        else:
+            caps, legacy = None, None
+        version = known.version if known is not None else None
+        if version is None and features is not None:
+            version = features.version
+        return wire.CliInfo(
+            path=path,
+            version=version,
+            supported=version_supported(version),
+            capabilities=list(caps) if caps is not None else None,
+            legacy=legacy,
+        )
 
     # ------------------------------------------------------------------ dispatch
 
@@ -546,13 +605,22 @@ class Bridge:
                 await self._prewarm(warm.presets)
         with anyio.move_on_after(3):
             await self._cli_probe.wait()
+        path = self._cli_path
+        if path is not None:
+            self._warn_if_unsupported(path, self._clis_by_path(path))
         return wire.InitializeResult(
             server_info=wire.ServerInfo(name="claude-duplex-bridge", version=__version__),
             protocol_version=wire.PROTOCOL_VERSION,
             capabilities=wire.ServerCapabilities(),
-            cli_path=self._cli_path,
+            cli_path=path,
             cli_version=self._cli_version,
+            cli=self._cli_info(path, self._clis_by_path(path)) if path is not None else None,
         )
+
+    def _clis_by_path(self, path: str) -> _KnownCli | None:
+        """The latest record of ``path`` (for ``initialize``, which does not stat it)."""
+        found = [known for (p, _, _), known in self._clis.items() if p == path]
+        return found[-1] if found else None
 
     async def shutdown(self, params: None) -> None:
         """``shutdown``: close every session; afterwards only ``exit`` is accepted."""
@@ -580,6 +648,8 @@ class Bridge:
         budget = (
             params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
         )
+        assert self._tg is not None
+        self._tg.start_soon(self._known_cli, str(cli))  # its version, read during the spawn
         warm = await self.pool.take(key) if self.pool is not None else None
         session = warm if warm is not None else duplex.DuplexSession(options)
         entry = _Entry(
@@ -618,6 +688,9 @@ class Bridge:
                 self.pool.replenish(key, functools.partial(self._spare, options))
             else:  # start the replacement once this session's first turn is out of the way
                 self._tg.start_soon(self._replenish_later, entry, key, options)
+        with anyio.move_on_after(5):
+            entry.cli = await self._known_cli(str(cli))
+        self._warn_if_unsupported(str(cli), entry.cli)
         info = session.server_info
         account = info.get("account")
         return wire.CreateResult(
@@ -632,6 +705,7 @@ class Bridge:
             account=account if isinstance(account, dict) else None,
             initialize=info,
             warm=warm is not None,
+            cli=self._cli_info(str(cli), entry.cli, session),
         )
 
     async def _options(
@@ -969,6 +1043,7 @@ class Bridge:
             permission_mode=session.permission_mode,
             pending_permissions=[r.request_id for r in session.pending_permissions()],
             budget_usd=entry.budget,
+            cli=self._cli_info(entry.cli_path, entry.cli, session),
         )
 
     async def _run_session(self, entry: _Entry, *, task_status: TaskStatus[Any]) -> None:
@@ -986,6 +1061,8 @@ class Bridge:
             async for item in entry.sub:
                 if isinstance(item, duplex.SessionExited):
                     break
+                if isinstance(item, duplex.SystemInit) and entry.cli is not None:
+                    entry.cli.seen = entry.session.features  # for the next sessions' create
                 entry.pump_busy = True
                 for event in to_wire(item):
                     await self.outbound.put_event(entry.id, event)

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from bridge.duplex.features import MIN_CLI_VERSION
+
 PROTOCOL_VERSION = "1.0"
 """The protocol version reported by ``initialize``. See the compatibility policy in PROTOCOL.md."""
 
@@ -51,6 +53,7 @@ class ErrorCode:
     MESSAGE_TOO_LARGE = -31012
     HISTORY_NOT_FOUND = -31013
     CONVERSATION_IN_USE = -31014
+    UNSUPPORTED = -31015
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -114,6 +117,11 @@ ERRORS: dict[int, tuple[str, str]] = {
         "ConversationInUse",
         "A live session holds the conversation (`data.sessionId`); close it first.",
     ),
+    ErrorCode.UNSUPPORTED: (
+        "Unsupported",
+        "The session's CLI lacks what the request needs (`data.capability` names it), e.g. "
+        "`cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.",
+    ),
 }
 """Every error code: its name and when it is returned."""
 
@@ -136,6 +144,8 @@ class ErrorData(_Wire):
     session holding the conversation."""
     claude_session_id: str | None = None
     """For HistoryNotFound and ConversationInUse: the conversation."""
+    capability: str | None = None
+    """For Unsupported: the CLI capability that is missing."""
 
 
 # --------------------------------------------------------------------------- lifecycle
@@ -216,6 +226,30 @@ class ServerCapabilities(_Wire):
     """``$/progress`` for a ``session/send`` that carries a ``workDoneToken``."""
 
 
+class CliInfo(_Wire):
+    """A ``claude`` CLI and what it can do: ``initialize`` describes the CLI the bridge
+    found, ``session/create`` and ``session/status`` the session's. See "CLI versions
+    and fallbacks" in the reference for what the bridge does when a capability is missing."""
+
+    path: str
+    """The executable."""
+    version: str | None = None
+    """``claude --version`` (e.g. ``2.1.332``); null when it could not be read."""
+    minimum_version: str = MIN_CLI_VERSION
+    """The oldest CLI version the bridge supports."""
+    supported: bool | None = None
+    """False below ``minimumVersion``: the bridge still runs it, but untested; null when
+    the version is unknown."""
+    capabilities: list[str] | None = None
+    """What the CLI advertised in its ``system/init`` (``msg_lifecycle_v1``,
+    ``interrupt_receipt_v1``, ``interrupt_cancel_queued_v1``, ...). The CLI says so at the
+    start of a turn: null until one started (for ``session/create``, unless an earlier
+    session of the same executable showed it), and null for a legacy CLI (``legacy``)."""
+    legacy: bool | None = None
+    """True when the CLI advertises no capabilities at all (2.1.176 and older): it has none
+    of them. False when it advertised a list; null while that is not known."""
+
+
 class InitializeResult(_Wire):
     """``initialize`` result."""
 
@@ -229,6 +263,9 @@ class InitializeResult(_Wire):
     """The CLI the bridge found (absent when none was found; sessions may still name one)."""
     cli_version: str | None = None
     """``claude --version`` of that CLI, when known."""
+    cli: CliInfo | None = None
+    """That CLI's version, whether it is supported, and the minimum (null when none was
+    found). A CLI below the minimum is also reported with a ``window/logMessage`` warning."""
 
 
 # --------------------------------------------------------------------------- session/create
@@ -339,6 +376,8 @@ class CreateResult(_Wire):
     """The CLI's full ``initialize`` answer."""
     warm: bool = False
     """True when a warm spare from the pool was handed out (no spawn wait)."""
+    cli: CliInfo | None = None
+    """The session's CLI: version, support, and its capabilities when already known."""
 
 
 # --------------------------------------------------------------------------- turns
@@ -375,7 +414,8 @@ class TurnResult(_Wire):
     stop_reason: str | None
     """The model's stop reason (``end_turn``, ...); null when interrupted."""
     terminal_reason: str | None
-    """Why the CLI ended the turn: ``completed``, ``aborted_streaming``, ..."""
+    """Why the CLI ended the turn: ``completed``, ``aborted_streaming``, ``api_error`` (also
+    when an older CLI said ``completed`` for a result with an API error status), ..."""
     interrupted: bool
     """True when the turn was interrupted (``session/interrupt``, ``$/cancelRequest``, or a deny
     with ``interrupt``)."""
@@ -422,16 +462,18 @@ class InterruptParams(_Wire):
     session_id: str
     """The session, as ``session/create`` named it."""
     cancel_queued: bool = False
-    """Also cancel live messages the CLI has queued."""
+    """Also cancel live messages the CLI has queued. Refused with Unsupported (and nothing
+    interrupted) when the CLI lacks ``interrupt_cancel_queued_v1``."""
 
 
 class InterruptResult(_Wire):
-    """What the CLI still had queued when interrupted, and what it cancelled."""
+    """What the CLI still had queued when interrupted, and what it cancelled. A CLI without
+    ``interrupt_receipt_v1`` does not say: both are then null (unknown), never ``[]``."""
 
-    still_queued: list[str]
-    """Command uuids of live messages the CLI still has queued."""
-    cancelled: list[str]
-    """Command uuids of the live messages it cancelled."""
+    still_queued: list[str] | None
+    """Command uuids of live messages the CLI still has queued; null when unknown."""
+    cancelled: list[str] | None
+    """Command uuids of the live messages it cancelled; null when unknown."""
 
 
 # --------------------------------------------------------------------------- permissions
@@ -462,7 +504,8 @@ class PermissionParams(_Wire):
     decision_reason: str | None = None
     """Why the CLI asks (a rule, a hook, the mode), when it says."""
     requires_user_interaction: bool = False
-    """True for AskUserQuestion: answer with ``allow`` and ``updatedInput.answers``."""
+    """True for AskUserQuestion (also when an older CLI does not say so): answer with
+    ``allow`` and ``updatedInput.answers``."""
 
 
 class PermissionDecision(_Wire):
@@ -583,6 +626,8 @@ class SessionStatus(_Wire):
     """Request ids of deferred permission requests awaiting ``session/respondPermission``."""
     budget_usd: float | None = None
     """The session's budget, when it has one."""
+    cli: CliInfo | None = None
+    """The session's CLI: version, support, and its capabilities once a turn started."""
 
 
 class ListParams(_Wire):
@@ -631,8 +676,8 @@ class InitEvent(_Event, tag="init"):
     """MCP servers and their status."""
     claude_code_version: str | None = None
     """The CLI's version."""
-    capabilities: list[str] = []
-    """Capabilities the CLI announces."""
+    capabilities: list[str] | None = None
+    """Capabilities the CLI announces; null when it announces none (a legacy CLI)."""
 
 
 class StatusEvent(_Event, tag="status"):
@@ -761,7 +806,8 @@ class ResultEvent(_Event, tag="result"):
     stop_reason: str | None = None
     """The model's stop reason."""
     terminal_reason: str | None = None
-    """Why the CLI ended: ``completed``, ``aborted_streaming``, ..."""
+    """Why the CLI ended: ``completed``, ``aborted_streaming``, ``api_error`` (also when an
+    older CLI said ``completed`` for a result with an API error status), ..."""
     api_error_status: int | None = None
     """The HTTP status of an API error, if one ended it."""
     total_cost_usd: float = 0.0
@@ -1091,7 +1137,12 @@ METHODS: tuple[Method, ...] = (
         "request",
         InterruptParams,
         InterruptResult,
-        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        (
+            *_SESSION_ERRORS,
+            ErrorCode.SESSION_CLOSED,
+            ErrorCode.CONTROL_ERROR,
+            ErrorCode.UNSUPPORTED,
+        ),
         "Stop the running turn and keep the process (harmless with no turn).",
     ),
     Method(

@@ -46,10 +46,13 @@ Side requests. CLI 2.1.332 in ``-p`` stream-json mode sends one streaming ``POST
 (only when non-essential traffic is allowed) a ``HEAD /api/hello`` probe. Such requests, and
 any request with no tools and no environment block (title or summary generation), never
 consume scripted replies: they get :attr:`FakeMessagesAPI.side_reply` (a short text). See
-:func:`is_side_request`. Everything is recorded in ``api.requests``;
-``api.messages_requests()`` lists the main calls only, ``api.tool_results()`` every
-``tool_result`` the CLI sent back, and ``api.wait_for_requests(n)`` blocks until ``n`` main
-calls arrived.
+:func:`is_side_request`. Older CLIs differ: 2.1.257 probes ``HEAD /api/hello`` and 2.1.176
+``HEAD /`` even under ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`` (every ``HEAD``/``GET`` is
+answered 200), neither validates a model after ``set_model``, and 2.1.257 re-sends a request
+that got a 400 (a ``resend``, see :class:`ApiError`). Everything is recorded in
+``api.requests``; ``api.messages_requests()`` lists the main calls only (no resends),
+``api.tool_results()`` every ``tool_result`` the CLI sent back, and
+``api.wait_for_requests(n)`` blocks until ``n`` main calls arrived.
 """
 
 from __future__ import annotations
@@ -141,11 +144,13 @@ class Reply:
 class ApiError:
     """An HTTP error answer: ``{"type": "error", "error": {"type": ..., "message": ...}}``.
 
-    Each request the CLI re-sends consumes the next reply. Under
-    :func:`bridge.testing.realcli.offline_env` a 400 is not re-sent; without
-    ``CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`` CLI 2.1.332 re-sends it up to 5 times with fewer
-    betas. 429/5xx/529 are retried up to ``CLAUDE_CODE_MAX_RETRIES`` (default 10) times with
-    backoff, a ``system``/``api_retry`` frame each.
+    A request the CLI re-sends after a final error (a 4xx other than 408, 409 and 429) gets
+    the same error again without consuming a reply, and is recorded as a ``resend``: CLI
+    2.1.257 re-sends a 400 once with one beta fewer even under
+    :func:`bridge.testing.realcli.offline_env`, and 2.1.332 up to 5 times without
+    ``CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS``. A retry of 429/5xx/529 (up to
+    ``CLAUDE_CODE_MAX_RETRIES``, default 10, with backoff, a ``system``/``api_retry`` frame
+    each) consumes the next reply.
     """
 
     status: int = 400
@@ -155,7 +160,7 @@ class ApiError:
 
 Script: TypeAlias = Text | ToolUse | Reply | ApiError
 Responder: TypeAlias = Callable[[dict[str, Any]], Script]
-RequestKind: TypeAlias = Literal["messages", "side", "count_tokens", "other"]
+RequestKind: TypeAlias = Literal["messages", "resend", "side", "count_tokens", "other"]
 
 
 def large_text(n_bytes: int, chunk_size: int = 64 * 1024) -> Text:
@@ -306,6 +311,7 @@ class FakeMessagesAPI:
         #: Decides which ``/v1/messages`` bodies are side requests; replace to change the rule.
         self.is_side_request: Callable[[Mapping[str, Any]], bool] = is_side_request
         self._queue: deque[Script] = deque()
+        self._final_error: tuple[str, ApiError] | None = None  # (request body, its error)
         self._requests: list[RecordedRequest] = []
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
@@ -370,6 +376,20 @@ class FakeMessagesAPI:
         """How many queued replies are not consumed yet."""
         with self._cond:
             return len(self._queue)
+
+    def _main_reply(self, body: dict[str, Any]) -> tuple[Script, bool]:
+        """The reply to a main request, and whether the request re-sends the previous one,
+        which got a final error (then it gets that error again, consuming nothing)."""
+        key = json.dumps(body, sort_keys=True)
+        with self._cond:
+            last = self._final_error
+            if last is not None and last[0] == key:
+                return last[1], True
+        script = self._next_reply(body)
+        final = isinstance(script, ApiError) and _is_final(script.status)
+        with self._cond:
+            self._final_error = (key, script) if isinstance(script, ApiError) and final else None
+        return script, False
 
     def _next_reply(self, body: dict[str, Any]) -> Script:
         with self._cond:
@@ -482,6 +502,11 @@ class FakeMessagesAPI:
 
 
 # -- wire format -------------------------------------------------------------------------
+
+
+def _is_final(status: int) -> bool:
+    """Whether the CLI gives up on this HTTP status (its SDK retries 408, 409, 429, 5xx)."""
+    return 400 <= status < 500 and status not in (408, 409, 429)
 
 
 def _as_reply(script: Text | ToolUse | Reply) -> Reply:
@@ -683,8 +708,9 @@ def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
                 self._error(400, "invalid_request_error", "request body is not a JSON object")
                 return
             side = api.is_side_request(body)
-            self._record(body, "side" if side else "messages", len(raw))
-            script: Script = api.side_reply if side else api._next_reply(body)
+            script, resent = (api.side_reply, False) if side else api._main_reply(body)
+            kind: RequestKind = "side" if side else "resend" if resent else "messages"
+            self._record(body, kind, len(raw))
             if isinstance(script, ApiError):
                 self._error(script.status, script.type, script.message)
                 return

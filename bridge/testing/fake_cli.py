@@ -106,6 +106,17 @@ Environment knobs:
                                          (no reply, no effect)
 ``FAKE_CLI_STARTUP_DELAY=<seconds>``     sleep before reading stdin
 ``FAKE_CLI_SLOW_DELAY=<seconds>``        per-word delay of SLOW (0.02)
+``FAKE_CLI_LEGACY=1``                    the old-CLI profile below
+``FAKE_CLI_VERSION=<version>``           the version ``--version`` and the frames report
+
+The old-CLI profile plays a CLI like 2.1.176 (``--version`` prints
+``2.1.176-fake (Claude Code)``): no ``command_lifecycle`` frames, no
+``capabilities`` (nor ``claude_code_version``) in ``initialize``'s answer and no
+``capabilities`` in ``system/init``, no ``user_message_uuid(s)`` on its frames,
+``interrupt`` answered without a body (``cancel_queued`` is ignored: queued
+commands still run), ``set_model`` answered without a body, AskUserQuestion's
+``can_use_tool`` without ``requires_user_interaction``, and an API error's
+result with ``terminal_reason: "completed"``.
 """
 
 from __future__ import annotations
@@ -133,6 +144,7 @@ __all__ = ["FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
 JsonDict = dict[str, Any]
 
 VERSION: Final = "2.1.332-fake"
+LEGACY_VERSION: Final = "2.1.176-fake"
 DEFAULT_MODEL: Final = "claude-opus-5-5"
 COST_PER_REQUEST: Final = 0.00012
 SLOW_WORDS: Final = 300
@@ -572,6 +584,8 @@ class FakeCli:
         self.model = options.model
         self.permission_mode = options.permission_mode
         self.slow_delay = float(env.get("FAKE_CLI_SLOW_DELAY") or 0.02)
+        self.legacy = env.get("FAKE_CLI_LEGACY") == "1"
+        self.version = _version(env)
         self.ignored_controls = frozenset(
             s.strip() for s in env.get("FAKE_CLI_IGNORE_CONTROL", "").split(",") if s.strip()
         )
@@ -663,6 +677,8 @@ class FakeCli:
         return {"parent_tool_use_id": None, "session_id": self.session_id}
 
     def lifecycle(self, command_uuid: str, state: str) -> None:
+        if self.legacy:
+            return
         self.out.frame(
             {
                 "type": "command_lifecycle",
@@ -766,7 +782,15 @@ class FakeCli:
                     "isReplay": True,
                 }
             )
-            self.respond(request_id, {"model": self.model})
+            if self.legacy:
+                self.out.frame(
+                    {
+                        "type": "control_response",
+                        "response": {"subtype": "success", "request_id": request_id},
+                    }
+                )
+            else:
+                self.respond(request_id, {"model": self.model})
         elif subtype == "set_permission_mode":
             self.permission_mode = str(request.get("mode") or "default")
             self.respond(request_id, {"mode": self.permission_mode})
@@ -877,7 +901,14 @@ class FakeCli:
         with self.lock:
             queued = list(self.queue)
             uuids = [c.uuid for c in queued if c.uuid]
-            if cancel_queued:
+            if self.legacy:  # no receipt, and cancel_queued unknown: queued commands still run
+                self.out.frame(
+                    {
+                        "type": "control_response",
+                        "response": {"subtype": "success", "request_id": request_id},
+                    }
+                )
+            elif cancel_queued:
                 self.queue.clear()
                 for command_uuid in uuids:
                     self.lifecycle(command_uuid, "cancelled")
@@ -909,9 +940,12 @@ class FakeCli:
                 "apiProvider": "firstParty",
             },
             "pid": os.getpid(),
-            "claude_code_version": VERSION,
+            "claude_code_version": self.version,
             "current_permission_mode": self.permission_mode,
         }
+        if self.legacy:
+            del response["claude_code_version"], response["current_permission_mode"]
+            return response
         if self.hooks:
             response["hooks_applied"] = True
         response.update(
@@ -1155,7 +1189,7 @@ class TurnRunner:
 
     def _tag(self, frame: JsonDict) -> JsonDict:
         """Add the ``user_message_uuid(s)`` a uuid-tagged command puts on its frames."""
-        if self.command.uuid:
+        if self.command.uuid and not self.cli.legacy:
             frame["user_message_uuid"] = self.command.uuid
             frame["user_message_uuids"] = [self.command.uuid]
         return frame
@@ -1176,7 +1210,7 @@ class TurnRunner:
             "slash_commands": list(SLASH_COMMANDS),
             "terminal_slash_commands": ["doctor", "color", "focus", "reload-plugins"],
             "apiKeySource": "ANTHROPIC_API_KEY",
-            "claude_code_version": VERSION,
+            "claude_code_version": cli.version,
             "output_style": "default",
             "agents": [a["name"] for a in AGENTS],
             "skills": ["debug", "code-review"],
@@ -1204,8 +1238,10 @@ class TurnRunner:
             "ultrathink_typed_raises": False,
             "view_mode": "default",
         }
-        if self.command.uuid:
+        if self.command.uuid and not cli.legacy:
             frame["user_message_uuids"] = [self.command.uuid]
+        if cli.legacy:
+            del frame["capabilities"]
         return frame
 
     @staticmethod
@@ -1632,7 +1668,9 @@ class TurnRunner:
             "input": tool_input,
         }
         if name == "AskUserQuestion":
-            request.update(tool_use_id=tool_use_id, requires_user_interaction=True)
+            request["tool_use_id"] = tool_use_id
+            if not self.cli.legacy:
+                request["requires_user_interaction"] = True
         else:
             if isinstance(tool_input.get("description"), str):
                 request["description"] = tool_input["description"]
@@ -1878,7 +1916,9 @@ class TurnRunner:
             "safety_stops": 0,
             "is_error": failed,
         }
-        uuids = [self.command.uuid] if self.command.uuid else None
+        if cli.legacy and outcome.kind == "api_error":
+            frame["terminal_reason"] = "completed"
+        uuids = [self.command.uuid] if self.command.uuid and not cli.legacy else None
         if outcome.kind in ("aborted_streaming", "aborted_tools"):
             frame.update(
                 num_turns=self.requests + 1,
@@ -1940,6 +1980,11 @@ class TurnRunner:
 # --------------------------------------------------------------------------- entry points
 
 
+def _version(env: Mapping[str, str]) -> str:
+    default = LEGACY_VERSION if env.get("FAKE_CLI_LEGACY") == "1" else VERSION
+    return env.get("FAKE_CLI_VERSION") or default
+
+
 def write_fake_cli(directory: Path, env: Mapping[str, str] | None = None) -> Path:
     """Write an executable ``claude`` shim running this fake; return its path.
 
@@ -1970,7 +2015,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the fake CLI on this process's stdio; returns the exit status."""
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.version:
-        print(f"{VERSION} (Claude Code)")
+        print(f"{_version(os.environ)} (Claude Code)")
         return 0
     if options.input_format == "stream-json" and options.output_format != "stream-json":
         sys.stderr.write("Error: --input-format=stream-json requires output-format=stream-json.\n")

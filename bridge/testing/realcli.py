@@ -15,15 +15,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from bridge.duplex.discovery import bundled_cli
+from bridge.duplex.discovery import ENV_VAR, bundled_cli, find_cli
 
-__all__ = ["FAKE_API_KEY", "OFFLINE_FLAGS", "bundled_cli_path", "offline_env"]
+__all__ = ["FAKE_API_KEY", "OFFLINE_FLAGS", "bundled_cli_path", "cli_under_test", "offline_env"]
 
 FAKE_API_KEY = "sk-ant-fake-key-for-offline-tests"
 
 #: Set on top of the base environment. Without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC the CLI
 #: sends ``HEAD /api/hello`` and resolves outside hosts; with it (CLI 2.1.332) it connects to
-#: nothing but ANTHROPIC_BASE_URL. CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS keeps errors
+#: nothing but ANTHROPIC_BASE_URL (older CLIs still probe it: ``HEAD /api/hello`` from 2.1.257,
+#: ``HEAD /`` from 2.1.176). CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS keeps errors
 #: deterministic: otherwise the CLI answers a 400 by re-sending the request up to 5 more times
 #: with fewer betas, each consuming a scripted reply. The rest are belt and braces for quiet,
 #: stable output. Retries of 429/5xx/529 are left on (10, with backoff up to ~40 s); set
@@ -52,6 +53,17 @@ def bundled_cli_path() -> Path | None:
     """
     path = bundled_cli()
     return path if path is not None and os.access(path, os.X_OK) else None
+
+
+def cli_under_test(env: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI a test suite should drive: ``$CLAUDE_BRIDGE_CLAUDE`` when set (raises
+    :class:`~bridge.duplex.CliNotFound` when it is not an executable), else
+    :func:`bundled_cli_path`. Run the real-CLI tests against any CLI with
+    ``CLAUDE_BRIDGE_CLAUDE=/path/to/claude python -m pytest -m realcli``."""
+    environ = os.environ if env is None else env
+    if environ.get(ENV_VAR):
+        return find_cli(None, {ENV_VAR: environ[ENV_VAR]})
+    return bundled_cli_path()
 
 
 def offline_env(api_url: str, home: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:

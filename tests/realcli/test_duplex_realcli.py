@@ -32,6 +32,7 @@ from bridge.duplex import (
     DuplexOptions,
     DuplexSession,
     HookMatcher,
+    InterruptResult,
     McpServer,
     PermissionDeferred,
     PermissionRequest,
@@ -39,6 +40,14 @@ from bridge.duplex import (
     StreamEvent,
     SystemInit,
     SystemStatus,
+    Unsupported,
+)
+from bridge.duplex.features import (
+    CANCEL_QUEUED,
+    FALLBACKS,
+    INTERRUPT_RECEIPT,
+    LIFECYCLE,
+    parse_version,
 )
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
 
@@ -323,7 +332,10 @@ async def test_interrupt_during_a_slow_reply_then_the_next_turn_on_the_same_proc
                 interrupted = await session.interrupt()
         elapsed = anyio.current_time() - started
         result = outcome["result"]
-        assert interrupted.still_queued == []
+        if session.features.has(INTERRUPT_RECEIPT):
+            assert interrupted == InterruptResult(still_queued=[], cancelled=[])
+        else:  # 2.1.176 answers with no body: unknown, not "nothing"
+            assert interrupted == InterruptResult(still_queued=None, cancelled=None)
         assert result.interrupted
         assert "word299" not in result.text
         assert elapsed < 10  # the SLOW reply alone streams for 15 s
@@ -352,14 +364,23 @@ async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
                     if isinstance(event, StreamEvent) and event.text_delta:
                         break
                 receipt = await session.send_message("queued behind the essay")
-                async for event in sub:  # the CLI has taken it into its queue
-                    if isinstance(event, CommandLifecycle) and event.command_uuid == receipt.uuid:
-                        assert event.state == "queued"
-                        break
+                features = session.features  # the turn's system/init came before its text
+                if features.has(LIFECYCLE):
+                    async for event in sub:  # the CLI has taken it into its queue
+                        if (
+                            isinstance(event, CommandLifecycle)
+                            and event.command_uuid == receipt.uuid
+                        ):
+                            assert event.state == "queued"
+                            break
+                # (without lifecycle frames: stdin order puts the message before the interrupt)
                 interrupted = await session.interrupt()
         result = outcome["result"]
-        assert interrupted.still_queued == [receipt.uuid]
-        assert interrupted.cancelled == []
+        assert features.known
+        if features.has(INTERRUPT_RECEIPT):
+            assert interrupted == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
+        else:  # 2.1.176 answers with no body: unknown, not "nothing"
+            assert interrupted == InterruptResult(still_queued=None, cancelled=None)
         assert result.interrupted
         assert result.command_uuids[1] == receipt.uuid
         assert len(result.results) == 2
@@ -375,7 +396,6 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
     async with open_session(make_options(include_partial_messages=True)) as session:
         pid = session.pid
         sub = session.subscribe()
-        states: list[tuple[str, str]] = []
         outcome: dict[str, Any] = {}
         with anyio.fail_after(WAIT):
             async with anyio.create_task_group() as tg:
@@ -384,23 +404,27 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
                     outcome["result"] = await session.send("first, slowly")
 
                 tg.start_soon(run)
-                receipt = None
                 async for event in sub:
-                    if isinstance(event, CommandLifecycle):
-                        states.append((event.command_uuid, event.state))
-                    if receipt is None and isinstance(event, StreamEvent) and event.text_delta:
+                    if isinstance(event, StreamEvent) and event.text_delta:
                         receipt = await session.send_message("and a follow-up")
-                    if receipt is not None and (receipt.uuid, "completed") in states:
                         break
+        # The turn ended when both commands did: by their lifecycle, or (a CLI without
+        # msg_lifecycle_v1) by their results.
         result = outcome["result"]
-        assert receipt is not None
+        states = [
+            (e.command_uuid, e.state) for e in result.events if isinstance(e, CommandLifecycle)
+        ]
         assert session.pid == pid
         first_uuid = result.command_uuids[0]
         assert result.command_uuids == [first_uuid, receipt.uuid]
-        mine = [state for uuid, state in states if uuid == receipt.uuid]
-        assert mine == ["queued", "started", "completed"]
-        # The follow-up started only once the first command completed.
-        assert states.index((first_uuid, "completed")) < states.index((receipt.uuid, "started"))
+        if session.features.has(LIFECYCLE):
+            mine = [state for uuid, state in states if uuid == receipt.uuid]
+            assert mine == ["queued", "started", "completed"]
+            # The follow-up started only once the first command completed.
+            first_done = states.index((first_uuid, "completed"))
+            assert first_done < states.index((receipt.uuid, "started"))
+        else:
+            assert session.features.legacy and states == []
         assert [r.result for r in result.results] == [
             "".join(f"w{i} " for i in range(20)),
             "Echo: and a follow-up",
@@ -408,6 +432,62 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
         assert result.text == "Echo: and a follow-up"
         assert len({r.session_id for r in result.results}) == 1
     assert conversation(fake_api, -1)[-1] == ("user", "and a follow-up")
+
+
+async def test_interrupt_with_cancel_queued_cancels_the_message_or_is_refused(
+    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
+) -> None:
+    async with open_session(make_options(include_partial_messages=True)) as session:
+        sub = session.subscribe()
+        refused: list[Unsupported] = []
+        outcome: dict[str, Any] = {}
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+
+                async def run() -> None:
+                    outcome["result"] = await session.send("SLOW essay please")
+
+                tg.start_soon(run)
+                async for event in sub:
+                    if isinstance(event, StreamEvent) and event.text_delta:
+                        break
+                receipt = await session.send_message("queued behind the essay")
+                if session.features.has(LIFECYCLE):
+                    async for event in sub:
+                        if isinstance(event, CommandLifecycle) and event.state == "queued":
+                            break
+                try:
+                    answer = await session.interrupt(cancel_queued=True)
+                except Unsupported as exc:
+                    refused.append(exc)
+                    answer = await session.interrupt()  # what a host then does
+        result = outcome["result"]
+        features = session.features
+    assert result.interrupted
+    if features.has(CANCEL_QUEUED):
+        assert not refused
+        assert answer.cancelled == [receipt.uuid]
+        assert [r.result for r in result.results] == [None]  # the queued message never ran
+    else:  # 2.1.176: refused, so nothing is reported cancelled that then runs anyway
+        assert [e.capability for e in refused] == [CANCEL_QUEUED]
+        assert result.results[-1].result == "Echo: queued behind the essay"
+
+
+async def test_feature_detection_reports_what_each_cli_advertises(
+    make_options: Options, open_session: OpenSession, real_cli_version: tuple[int, ...]
+) -> None:
+    async with open_session(make_options()) as session:
+        before = session.features
+        with anyio.fail_after(WAIT):
+            await session.send("hello")
+        after = session.features
+    assert before.has(LIFECYCLE) is None  # nothing is known before the first turn
+    assert parse_version(after.version) == real_cli_version
+    assert after.supported is True
+    if real_cli_version <= (2, 1, 176):
+        assert after.legacy is True and after.missing() == list(FALLBACKS)
+    elif real_cli_version >= (2, 1, 257):
+        assert after.legacy is False and after.missing() == []
 
 
 # ---------------------------------------------------------------- control requests
@@ -473,7 +553,9 @@ async def test_api_error_gives_an_error_result_and_exit_code_1(
             result = await session.send("API_ERROR please")
         assert result.is_error
         assert result.api_error_status == 400
-        assert result.terminal_reason == "api_error"
+        assert result.terminal_reason == "api_error"  # 2.1.176's frame says "completed"
+        said = result.results[0].terminal_reason
+        assert said == ("completed" if session.features.legacy else "api_error")
         assert "fake API says the request is invalid" in result.text
         closed = await session.close()
     assert closed.reaped

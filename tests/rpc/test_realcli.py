@@ -46,6 +46,7 @@ async def test_full_conversation(
     open_bridge: OpenBridge,
     framing: Framing,
     real_cli: Path,
+    real_cli_version: tuple[int, ...],
     project_dir: Path,
     offline_env: dict[str, str],
     fake_api: FakeMessagesAPI,
@@ -65,15 +66,25 @@ async def test_full_conversation(
         )
         sid, pid = created["sessionId"], created["pid"]
         assert created["cliPath"] == str(real_cli)
+        version = ".".join(map(str, real_cli_version))
+        assert created["cli"]["version"] == version and created["cli"]["supported"] is True
+        assert created["cli"]["legacy"] is None  # no turn yet: nothing is known
 
         first = await client.call(
             "session/send", {"sessionId": sid, "prompt": "hello bridge"}, within=REAL_WAIT
         )
         assert first["text"] == "Echo: hello bridge"
         assert first["isError"] is False
+        cli = (await client.call("session/status", {"sessionId": sid}))["cli"]
+        [init] = [e for e in client.events(sid) if e["type"] == "init"]
+        assert init["capabilities"] == cli["capabilities"]
+        lifecycle = cli["capabilities"] is not None and "msg_lifecycle_v1" in cli["capabilities"]
+        receipt = cli["capabilities"] is not None and "interrupt_receipt_v1" in cli["capabilities"]
+        assert cli["legacy"] is (real_cli_version <= (2, 1, 176))  # 2.1.176 advertises nothing
         types = [e["type"] for e in client.events(sid)]
-        for expected in ("commandLifecycle", "init", "textDelta", "assistantText", "result"):
+        for expected in ("init", "textDelta", "assistantText", "result"):
             assert expected in types
+        assert ("commandLifecycle" in types) is lifecycle
 
         # the second turn runs on the same process and the model sees the first exchange
         second = await client.call(
@@ -95,10 +106,11 @@ async def test_full_conversation(
         start = len(client.notifications)
         slow = await client.start_request("session/send", {"sessionId": sid, "prompt": "SLOW"})
         await client.wait_event(sid, "textDelta", start=start, within=REAL_WAIT)
-        assert await client.call("session/interrupt", {"sessionId": sid}) == {
-            "stillQueued": [],
-            "cancelled": [],
-        }
+        assert await client.call("session/interrupt", {"sessionId": sid}) == (
+            {"stillQueued": [], "cancelled": []}
+            if receipt
+            else {"stillQueued": None, "cancelled": None}  # the CLI does not say: unknown
+        )
         interrupted = (await client.response(slow, REAL_WAIT))["result"]
         assert interrupted["interrupted"] is True
 

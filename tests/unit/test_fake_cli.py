@@ -781,3 +781,33 @@ def test_stderr_bytes_then_normal_reply(start: Callable[..., FakeProc]) -> None:
     fake.close_stdin()
     assert fake.wait() == 0
     assert fake.stderr_after_exit().count(b"e") >= 99000
+
+
+def test_old_cli_profile_is_2_1_176_without_lifecycle_capabilities_or_receipts(
+    start: Callable[..., FakeProc],
+) -> None:
+    fake = start(*STDIO, env={"FAKE_CLI_LEGACY": "1", "FAKE_CLI_SLOW_DELAY": "0.05"})
+    fake.control("req_1", "initialize", hooks=None)
+    answer = fake.frame()["response"]["response"]
+    assert "capabilities" not in answer and "claude_code_version" not in answer
+    first, second = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+    fake.user("SLOW essay please", uuid=first)
+    init = fake.until_type("system")[-1]
+    assert init["claude_code_version"] == "2.1.176-fake"
+    assert "capabilities" not in init and "user_message_uuids" not in init
+    fake.user("queued follow-up", uuid=second)
+    fake.control("req_int", "interrupt", cancel_queued=True)  # ignored, as by 2.1.176
+    frames = fake.until(is_result)
+    assert frames[-1]["terminal_reason"] == "aborted_streaming"
+    receipt = next(f for f in frames if f["type"] == "control_response")["response"]
+    assert receipt == {"subtype": "success", "request_id": "req_int"}  # no body
+    frames += fake.until(is_result)  # the queued command still runs
+    assert frames[-1]["result"] == "Echo: queued follow-up"
+    assert "user_message_uuids" not in frames[-1]
+    assert not [f for f in frames if f["type"] == "command_lifecycle"]
+    fake.user("API_ERROR")
+    failed = fake.until(is_result)[-1]
+    assert failed["api_error_status"] == 400 and failed["terminal_reason"] == "completed"
+    fake.user("ASKQ")
+    ask = fake.until_type("control_request")[-1]["request"]
+    assert ask["tool_name"] == "AskUserQuestion" and "requires_user_interaction" not in ask

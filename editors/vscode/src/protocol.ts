@@ -109,7 +109,8 @@ export type ErrorCode =
   | ControlError
   | MessageTooLarge
   | HistoryNotFound
-  | ConversationInUse;
+  | ConversationInUse
+  | Unsupported;
 /**
  * The message is not valid JSON.
  */
@@ -190,6 +191,10 @@ export type HistoryNotFound = -31013;
  * A live session holds the conversation (`data.sessionId`); close it first.
  */
 export type ConversationInUse = -31014;
+/**
+ * The session's CLI lacks what the request needs (`data.capability` names it), e.g. `cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.
+ */
+export type Unsupported = -31015;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
@@ -543,7 +548,7 @@ export interface SessionInterruptRequest {
  */
 export interface InterruptParams {
   /**
-   * Also cancel live messages the CLI has queued.
+   * Also cancel live messages the CLI has queued. Refused with Unsupported (and nothing interrupted) when the CLI lacks `interrupt_cancel_queued_v1`.
    */
   cancelQueued?: boolean;
   /**
@@ -858,9 +863,9 @@ export interface EventParams {
  */
 export interface InitEvent {
   /**
-   * Capabilities the CLI announces.
+   * Capabilities the CLI announces; null when it announces none (a legacy CLI).
    */
-  capabilities?: string[];
+  capabilities?: string[] | null;
   /**
    * The CLI's version.
    */
@@ -1149,7 +1154,7 @@ export interface ResultEvent {
    */
   subtype: string;
   /**
-   * Why the CLI ended: `completed`, `aborted_streaming`, ...
+   * Why the CLI ended: `completed`, `aborted_streaming`, `api_error` (also when an older CLI said `completed` for a result with an API error status), ...
    */
   terminalReason?: string | null;
   /**
@@ -1363,7 +1368,7 @@ export interface PermissionParams {
    */
   requestId: string;
   /**
-   * True for AskUserQuestion: answer with `allow` and `updatedInput.answers`.
+   * True for AskUserQuestion (also when an older CLI does not say so): answer with `allow` and `updatedInput.answers`.
    */
   requiresUserInteraction?: boolean;
   /**
@@ -1446,6 +1451,10 @@ export interface InitializeResult {
    */
   capabilities: ServerCapabilities;
   /**
+   * That CLI's version, whether it is supported, and the minimum (null when none was found). A CLI below the minimum is also reported with a `window/logMessage` warning.
+   */
+  cli?: CliInfo | null;
+  /**
    * The CLI the bridge found (absent when none was found; sessions may still name one).
    */
   cliPath?: string | null;
@@ -1482,6 +1491,35 @@ export interface ServerCapabilities {
    * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
    */
   rawEvents?: boolean;
+}
+/**
+ * A `claude` CLI and what it can do: `initialize` describes the CLI the bridge found, `session/create` and `session/status` the session's. See "CLI versions and fallbacks" in the reference for what the bridge does when a capability is missing.
+ */
+export interface CliInfo {
+  /**
+   * What the CLI advertised in its `system/init` (`msg_lifecycle_v1`, `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`, ...). The CLI says so at the start of a turn: null until one started (for `session/create`, unless an earlier session of the same executable showed it), and null for a legacy CLI (`legacy`).
+   */
+  capabilities?: string[] | null;
+  /**
+   * True when the CLI advertises no capabilities at all (2.1.176 and older): it has none of them. False when it advertised a list; null while that is not known.
+   */
+  legacy?: boolean | null;
+  /**
+   * The oldest CLI version the bridge supports.
+   */
+  minimumVersion?: string;
+  /**
+   * The executable.
+   */
+  path: string;
+  /**
+   * False below `minimumVersion`: the bridge still runs it, but untested; null when the version is unknown.
+   */
+  supported?: boolean | null;
+  /**
+   * `claude --version` (e.g. `2.1.332`); null when it could not be read.
+   */
+  version?: string | null;
 }
 /**
  * The bridge's name and version.
@@ -1525,6 +1563,10 @@ export interface CreateResult {
   account?: {
     [k: string]: unknown;
   } | null;
+  /**
+   * The session's CLI: version, support, and its capabilities when already known.
+   */
+  cli?: CliInfo | null;
   /**
    * The CLI executable that runs.
    */
@@ -1629,7 +1671,7 @@ export interface TurnResult {
    */
   subtype: string;
   /**
-   * Why the CLI ended the turn: `completed`, `aborted_streaming`, ...
+   * Why the CLI ended the turn: `completed`, `aborted_streaming`, `api_error` (also when an older CLI said `completed` for a result with an API error status), ...
    */
   terminalReason: string | null;
   /**
@@ -1673,17 +1715,17 @@ export interface SessionInterruptResponse {
   result: InterruptResult;
 }
 /**
- * What the CLI still had queued when interrupted, and what it cancelled.
+ * What the CLI still had queued when interrupted, and what it cancelled. A CLI without `interrupt_receipt_v1` does not say: both are then null (unknown), never `[]`.
  */
 export interface InterruptResult {
   /**
-   * Command uuids of the live messages it cancelled.
+   * Command uuids of the live messages it cancelled; null when unknown.
    */
-  cancelled: string[];
+  cancelled: string[] | null;
   /**
-   * Command uuids of live messages the CLI still has queued.
+   * Command uuids of live messages the CLI still has queued; null when unknown.
    */
-  stillQueued: string[];
+  stillQueued: string[] | null;
 }
 /**
  * The successful answer to `session/respondPermission`.
@@ -1766,6 +1808,10 @@ export interface SessionStatus {
    * The CLI's own session id, once it reported one.
    */
   claudeSessionId?: string | null;
+  /**
+   * The session's CLI: version, support, and its capabilities once a turn started.
+   */
+  cli?: CliInfo | null;
   /**
    * The session's working directory.
    */
@@ -2006,6 +2052,10 @@ export interface ResponseError {
  * The `data` member of a bridge error: which error, and its details.
  */
 export interface ErrorData {
+  /**
+   * For Unsupported: the CLI capability that is missing.
+   */
+  capability?: string | null;
   /**
    * For HistoryNotFound and ConversationInUse: the conversation.
    */

@@ -1,0 +1,50 @@
+"""bridge.duplex.features: versions, the three states of capabilities, terminal reasons."""
+
+from __future__ import annotations
+
+from bridge.duplex import CliFeatures, ResultFrame
+from bridge.duplex.features import (
+    CANCEL_QUEUED,
+    FALLBACKS,
+    LIFECYCLE,
+    MIN_CLI_VERSION,
+    parse_version,
+    terminal_reason,
+    version_supported,
+)
+
+
+def test_versions_parse_from_what_claude_version_prints() -> None:
+    assert parse_version("2.1.176 (Claude Code)") == (2, 1, 176)
+    assert parse_version("2.1.332-fake") == (2, 1, 332)
+    assert parse_version("unknown") is None
+    assert parse_version(None) is None
+
+
+def test_the_minimum_is_supported_and_anything_older_is_not() -> None:
+    assert version_supported(MIN_CLI_VERSION) is True
+    assert version_supported("2.1.332") is True
+    assert version_supported("2.1.99") is False
+    assert version_supported("1.9.999") is False
+    assert version_supported(None) is None  # unknown is not "unsupported"
+
+
+def test_capabilities_are_unknown_advertised_or_legacy() -> None:
+    unknown = CliFeatures(version="2.1.332")
+    advertised = CliFeatures(capabilities=(LIFECYCLE,), known=True)
+    legacy = CliFeatures(capabilities=None, known=True)
+    assert (unknown.legacy, unknown.has(LIFECYCLE), unknown.missing()) == (None, None, [])
+    assert (advertised.legacy, advertised.has(LIFECYCLE)) == (False, True)
+    assert advertised.has(CANCEL_QUEUED) is False
+    assert advertised.missing() == [cap for cap in FALLBACKS if cap != LIFECYCLE]
+    assert (legacy.legacy, legacy.has(LIFECYCLE), legacy.missing()) == (True, False, [*FALLBACKS])
+
+
+def test_an_api_error_status_makes_the_terminal_reason_api_error() -> None:
+    old = ResultFrame(is_error=True, api_error_status=400, terminal_reason="completed")
+    new = ResultFrame(is_error=True, api_error_status=400, terminal_reason="api_error")
+    aborted = ResultFrame(is_error=True, terminal_reason="aborted_streaming")
+    fine = ResultFrame(terminal_reason="completed")
+    assert terminal_reason(old) == terminal_reason(new) == "api_error"
+    assert terminal_reason(aborted) == "aborted_streaming"
+    assert terminal_reason(fine) == "completed"

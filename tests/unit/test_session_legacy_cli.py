@@ -1,0 +1,235 @@
+"""An older CLI (the fake's old-CLI profile, like 2.1.176): feature detection and every
+fallback, next to the same calls on a CLI that advertises its capabilities."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import anyio
+import pytest
+
+from bridge.duplex import (
+    Allow,
+    CommandLifecycle,
+    Decision,
+    Defer,
+    DuplexOptions,
+    DuplexSession,
+    InterruptResult,
+    PermissionDeferred,
+    PermissionRequest,
+    Subscription,
+    SystemInit,
+    TurnResult,
+    Unsupported,
+)
+from bridge.duplex.features import CANCEL_QUEUED, FALLBACKS, INTERRUPT_RECEIPT, LIFECYCLE
+
+pytestmark = pytest.mark.anyio
+
+Options = Callable[..., DuplexOptions]
+HELD = "TOOL Read {}"  # a turn that waits for a (deferred) permission answer
+
+
+@pytest.fixture
+def legacy(
+    options: Options, fake_cli_with: Callable[[Mapping[str, str]], Path]
+) -> Callable[..., DuplexOptions]:
+    """``legacy(**overrides)``: options running the fake CLI's old-CLI profile."""
+    cli = fake_cli_with({"FAKE_CLI_LEGACY": "1"})
+    return lambda **overrides: options(cli_path=cli, **overrides)
+
+
+async def defer(request: PermissionRequest) -> Decision:
+    return Defer()
+
+
+async def deferred(sub: Subscription) -> PermissionRequest:
+    with anyio.fail_after(10):
+        async for event in sub:
+            if isinstance(event, PermissionDeferred):
+                return event.request
+    raise AssertionError("no permission was deferred")
+
+
+class Turn:
+    """A ``send`` running in the background; ``result`` once it returned."""
+
+    def __init__(self, session: DuplexSession, prompt: str) -> None:
+        self.session, self.prompt = session, prompt
+        self.result: TurnResult | None = None
+
+    async def __call__(self) -> None:
+        self.result = await self.session.send(self.prompt)
+
+
+# ---------------------------------------------------------------- feature detection
+
+
+async def test_capabilities_are_unknown_until_the_first_turn_then_advertised(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        before = session.features
+        await session.send("hi")
+        after = session.features
+    assert before.known is False and before.legacy is None
+    assert before.has(LIFECYCLE) is None  # unknown, not "no"
+    assert before.version == "2.1.332-fake"  # from initialize's answer
+    assert after.known is True and after.legacy is False
+    assert all(after.has(cap) for cap in FALLBACKS)
+    assert after.missing() == []
+
+
+async def test_a_cli_without_a_capabilities_list_is_legacy_and_lacks_every_one(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy()) as session:
+        before = session.features
+        await session.send("hi")
+        after = session.features
+        init = session.last_init
+    assert before.version is None and before.known is False  # initialize says nothing
+    assert init is not None and init.capabilities is None  # missing, not []
+    assert after.version == "2.1.176-fake"  # from system/init
+    assert after.legacy is True and after.capabilities is None
+    assert after.has(CANCEL_QUEUED) is False
+    assert after.missing() == [LIFECYCLE, INTERRUPT_RECEIPT, CANCEL_QUEUED]
+
+
+# ---------------------------------------------------------------- no msg_lifecycle_v1
+
+
+async def test_without_lifecycle_a_live_message_still_gets_its_own_result_in_the_turn(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
+        sub = session.subscribe(capacity=4096)
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            request = await deferred(sub)
+            receipt = await session.send_message("and then this")
+            session.respond_to_permission(request.request_id, Allow())
+        events = [sub.receive_nowait() for _ in range(sub.pending)]
+    result = turn.result
+    assert result is not None
+    assert result.command_uuids[1] == receipt.uuid
+    assert [r.result for r in result.results][-1] == "Echo: and then this"
+    assert result.text == "Echo: and then this"
+    assert not any(isinstance(e, CommandLifecycle) for e in events)
+
+
+# ---------------------------------------------------------------- no interrupt_receipt_v1
+
+
+async def test_without_a_receipt_an_interrupt_reports_the_queued_lists_as_unknown(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await deferred(sub)
+            await session.send_message("queued behind")
+            answer = await session.interrupt()
+        idle = await session.interrupt()
+    assert answer == InterruptResult(still_queued=None, cancelled=None)
+    assert idle == InterruptResult(still_queued=None, cancelled=None)
+    assert turn.result is not None and turn.result.interrupted is True
+    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+
+
+async def test_with_a_receipt_a_plain_interrupt_reports_nothing_cancelled(
+    options: Options,
+) -> None:
+    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await deferred(sub)
+            receipt = await session.send_message("queued behind")
+            answer = await session.interrupt()
+    assert answer == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
+
+
+# ---------------------------------------------------------------- no interrupt_cancel_queued_v1
+
+
+async def test_without_cancel_queued_the_interrupt_is_refused_and_nothing_is_interrupted(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            request = await deferred(sub)
+            await session.send_message("queued behind")
+            with pytest.raises(Unsupported) as refused:
+                await session.interrupt(cancel_queued=True)
+            assert session.turn_in_flight  # the refusal interrupted nothing
+            session.respond_to_permission(request.request_id, Allow())
+    assert refused.value.capability == CANCEL_QUEUED
+    assert "2.1.176-fake" in str(refused.value)
+    assert turn.result is not None and turn.result.interrupted is False
+    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+
+
+async def test_cancel_queued_right_after_send_waits_for_the_turns_init_to_decide(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
+        sub = session.subscribe()
+        turn = Turn(session, HELD)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            await anyio.wait_all_tasks_blocked()  # written; the CLI has not started it yet
+            with pytest.raises(Unsupported):
+                await session.interrupt(cancel_queued=True)
+            request = await deferred(sub)
+            session.respond_to_permission(request.request_id, Allow())
+    assert turn.result is not None and turn.result.interrupted is False
+
+
+# ---------------------------------------------------------------- older frames
+
+
+async def test_an_api_error_result_reports_api_error_even_when_the_cli_says_completed(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy()) as session:
+        result = await session.send("API_ERROR")
+    assert result.results[0].terminal_reason == "completed"  # the frame, as the CLI said it
+    assert result.api_error_status == 400
+    assert result.terminal_reason == "api_error"
+
+
+async def test_ask_user_question_requires_the_user_when_the_cli_does_not_say(
+    legacy: Options,
+) -> None:
+    asked: list[PermissionRequest] = []
+
+    async def answer(request: PermissionRequest) -> Decision:
+        asked.append(request)
+        return Allow()
+
+    async with DuplexSession.spawn(legacy(permission_handler=answer)) as session:
+        await session.send("ASKQ")
+    assert [r.tool_name for r in asked] == ["AskUserQuestion"]
+    assert asked[0].requires_user_interaction is True
+
+
+async def test_set_model_answered_without_a_body_still_switches_the_model(
+    legacy: Options,
+) -> None:
+    async with DuplexSession.spawn(legacy()) as session:
+        answer = await session.set_model("claude-sonnet-5-5")
+        await session.send("hi")
+        init = session.last_init
+    assert answer == {}
+    assert session.model == "claude-sonnet-5-5"
+    assert isinstance(init, SystemInit) and init.model == "claude-sonnet-5-5"
