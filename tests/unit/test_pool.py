@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from bridge.duplex import DuplexOptions, DuplexSession, WarmPool, pool_key
+from bridge.duplex.pool import MAX_POOL_SIZE
 from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +28,17 @@ async def test_take_from_an_empty_pool_is_a_miss() -> None:
         assert await pool.take("nothing") is None
         assert pool.misses == 1
         await pool.aclose()
+
+
+async def test_a_pool_over_the_size_cap_is_refused_with_the_cap_in_the_message() -> None:
+    async with anyio.create_task_group() as tg:
+        assert WarmPool(tg, size=MAX_POOL_SIZE).size == MAX_POOL_SIZE
+        with pytest.raises(
+            ValueError, match=rf"at most {MAX_POOL_SIZE}\b.*got {MAX_POOL_SIZE + 1}"
+        ):
+            WarmPool(tg, size=MAX_POOL_SIZE + 1)
+        with pytest.raises(ValueError, match="must not be negative"):
+            WarmPool(tg, size=-1)
 
 
 async def test_a_replenished_spare_is_handed_out_initialized_and_takes_turns(
