@@ -866,7 +866,9 @@ class DuplexSession:
             self._on_control_response(frame)
         elif isinstance(frame, ControlRequest):
             if self._tg is not None:
-                self._tg.start_soon(self._answer, frame)
+                # Registered before the task starts: a cancel read with it still finds it.
+                new_scope = self._handler_scopes[frame.request_id] = anyio.CancelScope()
+                self._tg.start_soon(self._answer, frame, new_scope)
         elif isinstance(frame, ControlCancelRequest):
             # Withdrawn: no longer pending nor answerable, from the moment anyone sees this.
             self._deferred.pop(frame.request_id, None)
@@ -950,11 +952,13 @@ class DuplexSession:
 
     # ------------------------------------------------------------------ internals: CLI requests
 
-    async def _answer(self, frame: ControlRequest) -> None:
+    async def _answer(self, frame: ControlRequest, scope: anyio.CancelScope) -> None:
         """Answer one request from the CLI; always answered unless the CLI cancelled it."""
         request_id = frame.request_id
-        with anyio.CancelScope() as scope:
-            self._handler_scopes[request_id] = scope
+        if scope.cancel_called:  # withdrawn before this task started
+            self._handler_scopes.pop(request_id, None)
+            return
+        with scope:
             try:
                 body = await self._dispatch(frame)
                 reply: dict[str, Any] = {

@@ -56,6 +56,9 @@ depends on a keyword in the prompt text (the first match in this order):
 ``ASK_CANCEL``       ``can_use_tool`` for AskUserQuestion; unanswered after
                      ~100 ms it is withdrawn with ``control_cancel_request``
                      and the tool counts as denied
+``ASK_WITHDRAWN``    ``can_use_tool`` for Bash and its ``control_cancel_request``
+                     in one write (the host reads both at once), then the
+                     default reply; an answer to it is ignored
 ``ASKQ``             AskUserQuestion ``can_use_tool`` with
                      ``requires_user_interaction``; the answers come back
                      in ``updatedInput.answers``
@@ -1130,6 +1133,8 @@ class TurnRunner:
             return self._tool_turn(
                 "AskUserQuestion", self._ask_input(), "", cancel_after=ASK_CANCEL_AFTER
             )
+        if arg("ASK_WITHDRAWN"):
+            return self._ask_withdrawn(text)
         if arg("ASKQ"):
             return self._tool_turn("AskUserQuestion", self._ask_input(), "")
         if m := re.search(r"\bMCP\s+(\S+)\s+(\S+)(.*)", text, re.S):
@@ -1433,6 +1438,20 @@ class TurnRunner:
         )
         self.cli.children.append(child)
         return self._reply(f"Spawned background child pid {child.pid}")
+
+    def _ask_withdrawn(self, text: str) -> Outcome:
+        request_id = _new_uuid()
+        request = {
+            "subtype": "can_use_tool",
+            "tool_name": "Bash",
+            "display_name": "Bash",
+            "input": {"command": "true", "description": "withdrawn at once"},
+            "tool_use_id": _new_api_id("toolu"),
+        }
+        ask = {"type": "control_request", "request_id": request_id, "request": request}
+        cancel = {"type": "control_cancel_request", "request_id": request_id}
+        self.cli.out.raw(encode_frame(ask) + encode_frame(cancel))
+        return self._reply(f"Echo: {text}")
 
     def _write_stderr(self, size: int) -> None:
         line = b"e" * 99 + b"\n"
