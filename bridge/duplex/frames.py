@@ -249,14 +249,22 @@ class UnknownFrame(msgspec.Struct):
     data: dict[str, Any]
 
 
+_TOO_DEEP = "JSON nested too deeply (msgspec's recursion limit, about 1000 levels)"
+# msgspec raises RecursionError, not DecodeError, past its depth limit: a CLI line that deep
+# is reported like any other line that cannot be read, never raised out of the reader.
+
+
 class RawFrame(msgspec.Struct):
     """One line exactly as the CLI printed it (for subscribers that ask for raw frames)."""
 
     line: bytes
 
     def decode(self) -> dict[str, Any]:
-        """The line as a JSON object."""
-        value = msgspec.json.decode(self.line)
+        """The line as a JSON object. Raises ``msgspec.DecodeError`` when it is not JSON."""
+        try:
+            value = msgspec.json.decode(self.line)
+        except RecursionError:
+            raise msgspec.DecodeError(_TOO_DEEP) from None
         return value if isinstance(value, dict) else {"value": value}
 
 
@@ -292,7 +300,8 @@ _Top = (
 class FrameDecoder:
     """Decodes one NDJSON line into a :data:`Frame`.
 
-    Raises ``msgspec.DecodeError`` only for a line that is not a JSON object;
+    Raises ``msgspec.DecodeError`` only for a line that is not a JSON object (or is
+    nested too deeply to read);
     a valid object of an unknown shape becomes :class:`UnknownFrame`.
     """
 
@@ -303,6 +312,12 @@ class FrameDecoder:
 
     def decode(self, line: bytes) -> Frame:
         """Decode one line (without its newline)."""
+        try:
+            return self._decode(line)
+        except RecursionError:
+            raise msgspec.DecodeError(_TOO_DEEP) from None
+
+    def _decode(self, line: bytes) -> Frame:
         try:
             frame: Frame | _SystemHead = self._top.decode(line)
         except msgspec.ValidationError:
@@ -324,7 +339,7 @@ class FrameDecoder:
         """
         try:
             decoded = self._top.decode_lines(block)
-        except msgspec.DecodeError:  # ValidationError included
+        except (msgspec.DecodeError, RecursionError):  # ValidationError included
             return None
         for frame in decoded:
             if type(frame) is _SystemHead:

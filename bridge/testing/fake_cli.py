@@ -46,6 +46,8 @@ depends on a keyword in the prompt text (the first match in this order):
 ``API_ERROR``        synthetic API error reply, ``is_error`` result with
                      ``api_error_status`` 400, ``terminal_reason`` api_error
 ``GARBAGE``          print one non-JSON line, then behave as the default
+``DEEP <n>``         print one assistant frame nested ``n`` levels deep (arrays
+                     in its content), then behave as the default
 ``OVERSIZE <n>``     one assistant frame whose line is about ``n`` bytes
 ``FLOOD <n>``        ``n`` ``content_block_delta`` stream events as fast as
                      possible (batched writes; the benchmark firehose), then
@@ -1121,6 +1123,10 @@ class TurnRunner:
             return self._api_error()
         if arg("GARBAGE"):
             self.cli.out.raw(b"this is not JSON {\n")
+        if m := arg(r"DEEP\s+(\d+)"):
+            depth = int(m.group(1))
+            deep = b'{"type":"assistant","message":{"content":' + b"[" * depth + b"]" * depth
+            self.cli.out.raw(deep + b"}}\n")
         if m := arg(r"OVERSIZE\s+(\d+)"):
             return self._oversize(int(m.group(1)))
         if m := arg(r"FLOOD\s+(\d+)"):

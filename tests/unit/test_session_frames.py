@@ -188,6 +188,16 @@ async def test_a_line_that_is_not_a_json_object_raises_decode_error(line: bytes)
         FrameDecoder().decode(line)
 
 
+async def test_a_line_nested_too_deeply_raises_decode_error_not_recursion_error() -> None:
+    deep = b'{"type":"user","message":{"content":' + b"[" * 5000 + b"]" * 5000 + b"}}"
+    decoder = FrameDecoder()
+    with pytest.raises(msgspec.DecodeError, match="deep"):
+        decoder.decode(deep)
+    assert decoder.decode_lines(deep + b"\n") is None  # left to the per-line path
+    with pytest.raises(msgspec.DecodeError, match="deep"):
+        RawFrame(deep).decode()
+
+
 async def test_a_raw_frame_decodes_its_line() -> None:
     assert RawFrame(b'{"type":"x","n":1}').decode() == {"type": "x", "n": 1}
     assert RawFrame(b"[1]").decode() == {"value": [1]}
