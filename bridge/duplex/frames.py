@@ -14,6 +14,7 @@ then subtype), which is cheap because they are rare.
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 import msgspec
@@ -327,7 +328,7 @@ class FrameDecoder:
                 system: SystemInit | SystemStatus = self._system.decode(line)
                 return system
             except msgspec.ValidationError:
-                return SystemOther(subtype=frame.subtype, data=self._any.decode(line))
+                return self._fallback(line)
         return frame
 
     def decode_lines(self, block: bytes) -> list[Frame] | None:
@@ -352,5 +353,63 @@ class FrameDecoder:
         data = self._any.decode(line)  # raises DecodeError when not an object
         kind = data.get("type")
         if kind == "system":
-            return SystemOther(subtype=str(data.get("subtype", "")), data=data)
+            subtype = data.get("subtype")
+            lenient = _lenient(_SYSTEM.get(subtype) if isinstance(subtype, str) else None, line)
+            return lenient or SystemOther(subtype=str(data.get("subtype", "")), data=data)
+        lenient = _lenient(_TYPED.get(kind) if isinstance(kind, str) else None, line)
+        if lenient is not None:
+            return lenient
         return UnknownFrame(type=str(kind) if kind is not None else "", data=data)
+
+
+# Lenient reading, as the official SDK reads frames: a field of an unexpected type is
+# dropped (it takes its default) and the frame keeps its type. A frame is an UnknownFrame
+# only when a required field cannot be read.
+_TYPED: dict[str, type[Any]] = {
+    str(cls.__struct_config__.tag): cls
+    for cls in (
+        AssistantFrame,
+        UserFrame,
+        StreamEvent,
+        ResultFrame,
+        CommandLifecycle,
+        ControlRequest,
+        ControlResponse,
+        ControlCancelRequest,
+    )
+}
+_SYSTEM: dict[str, type[Any]] = {"init": SystemInit, "status": SystemStatus}
+_MAX_REPAIRS = 16
+_PATH = re.compile(r"`\$((?:\.\w+|\[\d+\])*)`$")  # the end of msgspec's "- at `$.a[0].b`"
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+
+
+def _lenient(cls: type[Any] | None, line: bytes) -> Frame | None:
+    """``line`` as ``cls`` with each field of the wrong type dropped; None if it cannot be."""
+    if cls is None:
+        return None
+    data = msgspec.json.decode(line)  # a fresh copy to prune
+    for _ in range(_MAX_REPAIRS):
+        try:
+            return cast("Frame", msgspec.convert(data, cls))
+        except msgspec.ValidationError as exc:
+            if not _drop(data, str(exc)):
+                return None
+    return None
+
+
+def _drop(data: Any, message: str) -> bool:
+    """Delete the value a ValidationError ``message`` points at; False at the top level."""
+    match = _PATH.search(message)
+    steps: list[str | int] = []
+    if match is not None:
+        steps = [name or int(index) for name, index in _STEP.findall(match.group(1))]
+    if not steps:
+        return False  # the frame itself: a required top-level field is missing
+    try:
+        for step in steps[:-1]:
+            data = data[step]
+        del data[steps[-1]]
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True

@@ -46,6 +46,7 @@ from .errors import (
     LimitExceeded,
     NotSent,
     ProcessFailed,
+    ProtocolError,
     SessionClosed,
     TurnInFlight,
     UnknownRequest,
@@ -63,6 +64,7 @@ from .frames import (
     StreamEvent,
     SystemInit,
     SystemStatus,
+    UnknownFrame,
 )
 from .options import DuplexOptions, HookCallback
 from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
@@ -92,6 +94,8 @@ MESSAGE_TAKE_TIMEOUT = 10.0
 """Seconds a live message may wait to be written before it is withdrawn."""
 
 _DONE_STATES = frozenset({"completed", "cancelled"})
+_MUST_READ = frozenset({"result", "command_lifecycle", "control_response"})
+"""Frame types that end a turn or answer a control request: one unread would hang a waiter."""
 
 
 class InvalidLine(msgspec.Struct, frozen=True):
@@ -877,6 +881,11 @@ class DuplexSession:
             scope = self._handler_scopes.get(frame.request_id)
             if scope is not None:
                 scope.cancel()
+        elif type(frame) is UnknownFrame and frame.type in _MUST_READ:
+            # Some waiter needed this frame: fail them all rather than let one hang.
+            self._note(frame, line)
+            self._fail(ProtocolError(f"the CLI sent a {frame.type} frame that cannot be read"))
+            return
         self._note(frame, line)
 
     def _note(self, event: Event, line: bytes) -> None:

@@ -72,6 +72,10 @@ depends on a keyword in the prompt text (the first match in this order):
 ``USE_BASH``         Bash ``touch <cwd>/made-by-bash && echo hello-from-bash``
 ``SLOW``             streams ``word0 word1 ... word299`` one word per
                      ``FAKE_CLI_SLOW_DELAY`` (0.02 s); interruptible
+``ODD_RESULT``       the result frame has ``total_cost_usd: null`` and
+                     ``errors: "x"`` (fields of an unexpected type)
+``BAD_LIFECYCLE``    the command's last ``command_lifecycle`` frame has its
+                     ``state`` as an array (a frame that cannot be read)
 (default)            assistant text ``Echo: <prompt>`` and a success result
 
 Tool calls (USE_BASH, TOOL, ASKQ, ASK_CANCEL, MCP): assistant text (none
@@ -109,6 +113,9 @@ Environment knobs:
 ``FAKE_CLI_IGNORE_SIGTERM=1``            ignore SIGTERM
 ``FAKE_CLI_IGNORE_CONTROL=<subtype,...>`` drop those host control requests
                                          (no reply, no effect)
+``FAKE_CLI_GARBLE_CONTROL=<subtype,...>`` answer those host control requests with
+                                         an unreadable ``control_response``
+                                         (``"response": "garbled"``)
 ``FAKE_CLI_STARTUP_DELAY=<seconds>``     sleep before reading stdin
 ``FAKE_CLI_SLOW_DELAY=<seconds>``        per-word delay of SLOW (0.02)
 """
@@ -580,6 +587,9 @@ class FakeCli:
         self.ignored_controls = frozenset(
             s.strip() for s in env.get("FAKE_CLI_IGNORE_CONTROL", "").split(",") if s.strip()
         )
+        self.garbled_controls = frozenset(
+            s.strip() for s in env.get("FAKE_CLI_GARBLE_CONTROL", "").split(",") if s.strip()
+        )
         self.hooks: dict[str, list[JsonDict]] = {}
         self.mcp: dict[str, McpServer] = {}
         self.initialized = False
@@ -748,6 +758,9 @@ class FakeCli:
         request = request if isinstance(request, dict) else {}
         subtype = request.get("subtype")
         if subtype in self.ignored_controls:
+            return
+        if subtype in self.garbled_controls:
+            self.out.frame({"type": "control_response", "response": "garbled"})
             return
         if subtype == "initialize":
             self._on_initialize(request_id, request)
@@ -1101,10 +1114,24 @@ class TurnRunner:
             cli.lifecycle(command.uuid, "started")
         cli.out.frame(self._system_init())
         outcome = self._behave(command.text)
-        cli.out.frame(self._result(outcome))
+        result = self._result(outcome)
+        if re.search(r"\bODD_RESULT\b", command.text):
+            result.update(total_cost_usd=None, errors="x")
+        cli.out.frame(result)
         if command.uuid:
             cancelled = outcome.kind in ("aborted_streaming", "aborted_tools")
-            cli.lifecycle(command.uuid, "cancelled" if cancelled else "completed")
+            state = "cancelled" if cancelled else "completed"
+            if re.search(r"\bBAD_LIFECYCLE\b", command.text):
+                cli.out.frame(
+                    {
+                        "type": "command_lifecycle",
+                        "command_uuid": command.uuid,
+                        "state": [state],
+                        "session_id": cli.session_id,
+                    }
+                )
+            else:
+                cli.lifecycle(command.uuid, state)
         return outcome.kind != "success"
 
     def _behave(self, text: str) -> Outcome:
