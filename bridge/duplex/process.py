@@ -9,7 +9,9 @@ the group gets one more SIGKILL, so no grandchild (an MCP server) outlives the
 session. The CLI runs each Bash tool command in a session of its own, outside
 that group, so the child is also made a *child subreaper*: orphaned
 descendants (``cmd &``) are adopted by the CLI, not by init, and are found by
-walking ``/proc`` before the CLI is stopped and killed after it.
+walking ``/proc`` before the CLI is stopped and killed after it. A host killed by
+SIGKILL cannot do any of that: its guard (:mod:`bridge.duplex.guard`) does, for
+every process whose environment carries the marker each CLI is started with.
 
 Pipes are non-blocking file descriptors awaited with ``anyio.wait_readable`` /
 ``wait_writable``; the exit is awaited on a pidfd. Nothing blocks the event loop
@@ -30,6 +32,7 @@ from typing import Literal
 import anyio
 import msgspec
 
+from . import guard
 from .errors import CliNotFound, ProcessFailed
 
 __all__ = ["STDERR_RING_BYTES", "CliProcess", "ExitStatus"]
@@ -159,7 +162,7 @@ class CliProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=dict(env),
+                env={**env, **guard.marker()},
                 start_new_session=True,
                 preexec_fn=_child_setup if _PRCTL is not None else None,
                 close_fds=True,

@@ -1,0 +1,35 @@
+"""A host SIGKILLed while it holds a session leaves nothing of the session running:
+not the CLI, not a child in the CLI's process group, not a process that left it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+from bridge.testing.host import start_host, wait_dead
+from bridge.testing.procs import alive
+
+# A Bash command the way the real CLI runs one: in a session of its own, backgrounded.
+DETACHED = 'TOOL Bash {"command": "setsid sleep 1000 >/dev/null 2>&1 & echo $!"}'
+
+
+def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
+    fake_cli: Path, workdir: Path, anyio_backend: str
+) -> None:
+    spec = {
+        "cli": str(fake_cli),
+        "cwd": str(workdir),
+        "prompts": ["SPAWN_CHILD", DETACHED],
+        "backend": anyio_backend,
+    }
+    host, report = start_host(spec)
+    in_group = int(re.findall(r"pid (\d+)", report["texts"][0])[0])
+    detached = int(re.findall(r"\d+", report["texts"][1])[-1])
+    cli = report["cli"]
+    assert alive(in_group) and os.getpgid(in_group) == cli
+    assert alive(detached) and os.getpgid(detached) != cli
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    assert wait_dead([cli, in_group, detached]) == []
