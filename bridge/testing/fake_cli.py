@@ -140,7 +140,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Final, Literal, NoReturn
 
-__all__ = ["FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
+__all__ = ["DETACHED_CHILD_PROMPT", "FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
 
 JsonDict = dict[str, Any]
 
@@ -151,6 +151,12 @@ SLOW_WORDS: Final = 300
 ASK_CANCEL_AFTER: Final = 0.1
 MCP_TIMEOUT: Final = 30.0
 MCP_NOTIFICATION_TIMEOUT: Final = 1.0
+DETACHED_CHILD_PROMPT: Final = "TOOL Bash " + json.dumps(
+    {"command": "setsid -f sh -c 'echo $$; exec sleep 1000 >/dev/null' 2>/dev/null"}
+)
+"""A prompt whose Bash command leaves ``sleep 1000`` running in a session of its own (as
+the real CLI runs Bash commands), re-parented away; the result text ends with its pid,
+printed once it has left the fake's process group. Needs a permission handler."""
 FLOOD_BATCH: Final = 1024
 INTERRUPTED_TEXT: Final = "[Request interrupted by user]"
 INTERRUPTED_TOOL_TEXT: Final = "[Request interrupted by user for tool use]"

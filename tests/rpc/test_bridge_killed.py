@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive
 
@@ -30,13 +31,14 @@ async def _allow(method: str, params: Any) -> Any:
 async def test_a_sigkilled_bridge_leaves_no_child_of_a_fake_cli_running(
     open_bridge: OpenBridge, fake_cli: Path, workdir: Path
 ) -> None:
-    detached = 'TOOL Bash {"command": "setsid sleep 1000 >/dev/null 2>&1 & echo $!"}'
     async with open_bridge(on_request=_allow) as client:
         await client.initialize(permissions=True)
         created = await client.create(**session_params(fake_cli, workdir))
         sid, cli = created["sessionId"], created["pid"]
         in_group = int(re.findall(r"pid (\d+)", (await client.send(sid, "SPAWN_CHILD"))["text"])[0])
-        outside = int(re.findall(r"\d+", (await client.send(sid, detached))["text"])[-1])
+        outside = int(
+            re.findall(r"\d+", (await client.send(sid, DETACHED_CHILD_PROMPT))["text"])[-1]
+        )
         assert alive(in_group) and os.getpgid(in_group) == cli
         assert alive(outside) and os.getpgid(outside) != cli
         os.kill(client.pid, signal.SIGKILL)

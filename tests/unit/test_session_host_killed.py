@@ -8,11 +8,9 @@ import re
 import signal
 from pathlib import Path
 
+from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import start_host, wait_dead
 from bridge.testing.procs import alive
-
-# A Bash command the way the real CLI runs one: in a session of its own, backgrounded.
-DETACHED = 'TOOL Bash {"command": "setsid sleep 1000 >/dev/null 2>&1 & echo $!"}'
 
 
 def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
@@ -21,7 +19,7 @@ def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
     spec = {
         "cli": str(fake_cli),
         "cwd": str(workdir),
-        "prompts": ["SPAWN_CHILD", DETACHED],
+        "prompts": ["SPAWN_CHILD", DETACHED_CHILD_PROMPT],
         "backend": anyio_backend,
     }
     host, report = start_host(spec)

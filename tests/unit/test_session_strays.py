@@ -3,17 +3,27 @@ loop, and a stray is killed even when the kernel will not give a pidfd for it.""
 
 from __future__ import annotations
 
+import builtins
 import errno
 import os
 import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession
+from bridge.duplex import (
+    Allow,
+    DuplexOptions,
+    DuplexSession,
+    LimitExceeded,
+    Limits,
+    PermissionRequest,
+)
 from bridge.duplex.process import descendants
+from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive
 
@@ -21,13 +31,8 @@ pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
 
-# A Bash command the way the real CLI runs one: in a session of its own, backgrounded.
-DETACHED = 'TOOL Bash {"command": "setsid sleep 1000 >/dev/null 2>&1 & echo $!"}'
 
-
-async def _allow(request: object) -> object:
-    from bridge.duplex import Allow
-
+async def _allow(request: PermissionRequest) -> Allow:
     return Allow()
 
 
@@ -35,7 +40,7 @@ async def test_a_stray_is_killed_at_close_even_when_pidfd_open_fails(
     options: Options, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with DuplexSession.spawn(options(permission_handler=_allow)) as session:
-        result = await session.send(DETACHED)
+        result = await session.send(DETACHED_CHILD_PROMPT)
         stray = int(re.findall(r"\d+", result.text)[-1])
         assert alive(stray) and os.getpgid(stray) != session.pid
 
@@ -48,26 +53,48 @@ async def test_a_stray_is_killed_at_close_even_when_pidfd_open_fails(
     assert wait_dead([stray]) == []
 
 
-async def test_closing_a_session_lists_proc_at_most_once_and_never_on_the_event_loop(
+async def test_closing_a_session_reads_proc_only_off_the_event_loop_and_lists_it_at_most_once(
     options: Options, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loop_thread = threading.get_ident()
     listings: list[int] = []  # the thread of each listing of /proc
-    real_listdir = os.listdir
+    reads: list[int] = []  # the thread of each file opened under /proc
+    real_listdir, real_open = os.listdir, builtins.open
 
-    def spy(path: str = ".") -> list[str]:
+    def spy_listdir(path: Any = ".") -> list[str]:
         if str(path) == "/proc":
             listings.append(threading.get_ident())
         return real_listdir(path)
 
+    def spy_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).startswith("/proc/"):
+            reads.append(threading.get_ident())
+        return real_open(file, *args, **kwargs)
+
     async with DuplexSession.spawn(options()) as session:
         result = await session.send("SPAWN_CHILD")  # a descendant to find
         child = int(re.findall(r"pid (\d+)", result.text)[0])
-        monkeypatch.setattr(os, "listdir", spy)
+        monkeypatch.setattr(os, "listdir", spy_listdir)
+        monkeypatch.setattr(builtins, "open", spy_open)
         await session.close()
+        monkeypatch.undo()
     assert not alive(child)
-    assert len(listings) <= 1
+    assert reads, "the close did not look for the CLI's descendants"
+    assert loop_thread not in reads
+    assert len(listings) <= 1  # none where the kernel lists children (CONFIG_PROC_CHILDREN)
     assert loop_thread not in listings
+
+
+async def test_a_session_killed_on_a_breach_kills_its_strays_too(options: Options) -> None:
+    opts = options(permission_handler=_allow, limits=Limits(max_frame_bytes=64 * 1024))
+    async with DuplexSession.spawn(opts) as session:
+        result = await session.send(DETACHED_CHILD_PROMPT)
+        stray = int(re.findall(r"\d+", result.text)[-1])
+        with pytest.raises(LimitExceeded):
+            await session.send("OVERSIZE 200000")  # the session is killed at once
+        status = await session.wait_for_exit()
+    assert status.state == "failed"
+    assert wait_dead([stray]) == []
 
 
 def _fake_proc(root: Path, tree: dict[int, list[int]], ppid: dict[int, int]) -> None:
