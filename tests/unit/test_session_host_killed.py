@@ -31,3 +31,22 @@ def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
     host.send_signal(signal.SIGKILL)
     host.wait()
     assert wait_dead([cli, in_group, detached]) == []
+
+
+def test_a_sigkilled_host_leaves_the_sessions_of_another_host_running(
+    fake_cli: Path, workdir: Path
+) -> None:
+    spec = {"cli": str(fake_cli), "cwd": str(workdir), "prompts": ["SPAWN_CHILD"]}
+    killed, killed_report = start_host(spec)
+    other, other_report = start_host(spec)
+    try:
+        theirs = int(re.findall(r"pid (\d+)", other_report["texts"][0])[0])
+        mine = int(re.findall(r"pid (\d+)", killed_report["texts"][0])[0])
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert wait_dead([mine]) == []
+        assert alive(theirs) and alive(other_report["cli"])
+    finally:
+        other.send_signal(signal.SIGKILL)
+        other.wait()
+    assert wait_dead([theirs, other_report["cli"]]) == []
