@@ -187,7 +187,7 @@ class ControlRequest(msgspec.Struct, tag="control_request", tag_field="type"):
     """A request from the CLI to the host (can_use_tool, hook_callback, mcp_message, ...)."""
 
     request_id: str
-    request: dict[str, Any]
+    request: dict[str, Any] = {}  # when unreadable: still answered (with an error)
 
     @property
     def subtype(self) -> str:

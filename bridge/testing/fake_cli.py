@@ -61,6 +61,8 @@ depends on a keyword in the prompt text (the first match in this order):
 ``ASK_WITHDRAWN``    ``can_use_tool`` for Bash and its ``control_cancel_request``
                      in one write (the host reads both at once), then the
                      default reply; an answer to it is ignored
+``BAD_REQUEST``      a ``control_request`` whose ``request`` is a string; the
+                     result text says how the host answered (``timeout`` after 5 s)
 ``ASKQ``             AskUserQuestion ``can_use_tool`` with
                      ``requires_user_interaction``; the answers come back
                      in ``updatedInput.answers``
@@ -138,7 +140,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Final, Literal, NoReturn
+from typing import Any, BinaryIO, Final, Literal, NoReturn, cast
 
 __all__ = ["DETACHED_CHILD_PROMPT", "FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
 
@@ -1172,6 +1174,9 @@ class TurnRunner:
             return self._tool_turn(
                 "AskUserQuestion", self._ask_input(), "", cancel_after=ASK_CANCEL_AFTER
             )
+        if arg("BAD_REQUEST"):
+            reply = self.cli.ask_host(cast("JsonDict", "garbage"), self.turn, 5.0)
+            return self._reply(f"host answered {reply.kind}: {reply.error}")
         if arg("ASK_WITHDRAWN"):
             return self._ask_withdrawn(text)
         if arg("ASKQ"):

@@ -94,3 +94,13 @@ async def _assert_closed_and_reaped(session: DuplexSession) -> None:
     assert session.pid is not None and reaped(session.pid)
     with pytest.raises(SessionClosed):
         await session.send("after it")
+
+
+async def test_an_unreadable_request_from_the_cli_is_answered_with_an_error(
+    options: Options,
+) -> None:
+    # Its request body is a string: the CLI still gets an answer, and does not wait for good.
+    async with DuplexSession.spawn(options()) as session:
+        with anyio.fail_after(10):
+            result = await session.send("BAD_REQUEST")
+    assert result.text.startswith("host answered error: Unsupported control request subtype")
