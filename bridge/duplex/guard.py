@@ -111,7 +111,8 @@ def guard_pid() -> int | None:
 def _forget_after_fork() -> None:
     # A forked child is another host: it must not keep its parent's guard waiting (the
     # write end is closed) and gets a guard of its own when it spawns a CLI.
-    global _guard
+    global _guard, _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
     guard, _guard = _guard, None
     if guard is not None and guard.write_fd is not None:
         try:

@@ -1,8 +1,9 @@
 """A minimal host of the library, to be killed by a test: ``python -m bridge.testing.host SPEC``.
 
 ``SPEC`` is a JSON object: ``cli`` (the CLI path), ``cwd``, optional ``env`` (with
-``inherit_env`` false when given), ``prompts`` (sent in order, every tool allowed)
-and ``backend`` (``asyncio`` or ``trio``). After the last turn it prints one JSON
+``inherit_env`` false when given), ``prompts`` (sent in order, every tool allowed),
+``backend`` (``asyncio`` or ``trio``) and ``fork`` (true: then fork a child that only
+sleeps, reported as ``forked``). After the last turn it prints one JSON
 line ``{"pid": <host pid>, "cli": <CLI pid>, "texts": [<result texts>]}`` and
 waits forever, holding the session open, until it is killed. :func:`start_host` starts
 one and reads that report; :func:`wait_dead` waits (bounded) for processes to die.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -68,6 +70,11 @@ async def _serve(spec: dict[str, Any]) -> None:
     async with DuplexSession.spawn(options) as session:
         texts = [(await session.send(prompt)).text for prompt in spec["prompts"]]
         report = {"pid": os.getpid(), "cli": session.pid, "texts": texts}
+        if spec.get("fork"):  # a child that is a copy of the host, not a new program
+            report["forked"] = forked = os.fork()
+            if forked == 0:
+                signal.pause()  # until killed
+                os._exit(0)
         print(json.dumps(report), flush=True)
         await anyio.sleep_forever()
 

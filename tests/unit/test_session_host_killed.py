@@ -50,3 +50,18 @@ def test_a_sigkilled_host_leaves_the_sessions_of_another_host_running(
         other.send_signal(signal.SIGKILL)
         other.wait()
     assert wait_dead([theirs, other_report["cli"]]) == []
+
+
+def test_a_forked_copy_of_the_host_does_not_keep_its_guard_from_acting(
+    fake_cli: Path, workdir: Path
+) -> None:
+    spec = {"cli": str(fake_cli), "cwd": str(workdir), "prompts": ["SPAWN_CHILD"], "fork": True}
+    host, report = start_host(spec)
+    try:
+        child = int(re.findall(r"pid (\d+)", report["texts"][0])[0])
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        assert alive(report["forked"])  # it still runs, yet holds no claim on the guard
+        assert wait_dead([report["cli"], child]) == []
+    finally:
+        os.kill(report["forked"], signal.SIGKILL)
