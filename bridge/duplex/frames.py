@@ -5,7 +5,10 @@ the events a session delivers to its subscribers: they keep the fields a host
 acts on and ignore the rest (the CLI adds fields freely). Nothing is lost: a
 subscriber that asks for raw frames also gets every line as :class:`RawFrame`,
 and a frame of a type or subtype this module does not know is delivered as
-:class:`UnknownFrame` or :class:`SystemOther` with all its data.
+:class:`UnknownFrame` or :class:`SystemOther` with all its data. A known frame with
+a field of an unexpected type is read leniently, as the official SDK reads it: that
+field takes its default (the raw line keeps it); only a frame whose required field
+cannot be read becomes an :class:`UnknownFrame`.
 
 Decoding is one ``msgspec`` pass for the hot frames (``stream_event``,
 ``assistant``, ``user``, ``result``); ``system`` frames are decoded twice (type,
