@@ -60,10 +60,6 @@ class WarmPool:
         idle_timeout: float = 300.0,
         warmup: Callable[[DuplexSession], Awaitable[object]] | None = None,
     ) -> None:
-        if size < 0:
-            raise ValueError("size must not be negative")
-        if size > MAX_POOL_SIZE:
-            raise ValueError(f"size must be at most {MAX_POOL_SIZE} spares per key, got {size}")
         self._tg = task_group
         self.size = size
         self.idle_timeout = idle_timeout
@@ -75,6 +71,19 @@ class WarmPool:
         self._closed = False
         self.hits = 0
         self.misses = 0
+
+    @property
+    def size(self) -> int:
+        """Spares kept per key, at most :data:`MAX_POOL_SIZE`; settable (ValueError beyond)."""
+        return self._size
+
+    @size.setter
+    def size(self, size: int) -> None:
+        if size < 0:
+            raise ValueError("size must not be negative")
+        if size > MAX_POOL_SIZE:
+            raise ValueError(f"size must be at most {MAX_POOL_SIZE} spares per key, got {size}")
+        self._size = size
 
     def spares(self, key: str | None = None) -> int:
         """Spares ready (for ``key``, or in all)."""
