@@ -954,7 +954,10 @@ class DuplexSession:
 
     def _on_control_response(self, frame: ControlResponse) -> None:
         request_id = frame.response.get("request_id")
-        waiter = self._controls.get(str(request_id)) if request_id is not None else None
+        if not isinstance(request_id, str):  # it may answer any waiter: fail them all
+            self._fail(ProtocolError("the CLI sent a control_response without a request_id"))
+            return
+        waiter = self._controls.get(request_id)
         if waiter is not None and not waiter.event.is_set():
             waiter.response = frame.response
             waiter.event.set()

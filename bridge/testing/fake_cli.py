@@ -118,6 +118,8 @@ Environment knobs:
 ``FAKE_CLI_GARBLE_CONTROL=<subtype,...>`` answer those host control requests with
                                          an unreadable ``control_response``
                                          (``"response": "garbled"``)
+``FAKE_CLI_ANONYMOUS_CONTROL=<subtype,...>`` answer those with a success whose
+                                         ``request_id`` is null
 ``FAKE_CLI_STARTUP_DELAY=<seconds>``     sleep before reading stdin
 ``FAKE_CLI_SLOW_DELAY=<seconds>``        per-word delay of SLOW (0.02)
 """
@@ -598,6 +600,9 @@ class FakeCli:
         self.garbled_controls = frozenset(
             s.strip() for s in env.get("FAKE_CLI_GARBLE_CONTROL", "").split(",") if s.strip()
         )
+        self.anonymous_controls = frozenset(
+            s.strip() for s in env.get("FAKE_CLI_ANONYMOUS_CONTROL", "").split(",") if s.strip()
+        )
         self.hooks: dict[str, list[JsonDict]] = {}
         self.mcp: dict[str, McpServer] = {}
         self.initialized = False
@@ -769,6 +774,10 @@ class FakeCli:
             return
         if subtype in self.garbled_controls:
             self.out.frame({"type": "control_response", "response": "garbled"})
+            return
+        if subtype in self.anonymous_controls:
+            body: JsonDict = {"subtype": "success", "request_id": None, "response": {}}
+            self.out.frame({"type": "control_response", "response": body})
             return
         if subtype == "initialize":
             self._on_initialize(request_id, request)

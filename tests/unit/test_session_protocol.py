@@ -86,6 +86,17 @@ async def test_an_unreadable_control_response_fails_the_control_call_with_protoc
         await _assert_closed_and_reaped(session)
 
 
+async def test_a_control_response_without_a_request_id_fails_the_control_call(
+    fake_cli_with: Callable[[Mapping[str, str]], Path], options: Options
+) -> None:
+    # Nothing tells which request it answers: no waiter can be left waiting for it.
+    cli = fake_cli_with({"FAKE_CLI_ANONYMOUS_CONTROL": "get_context_usage"})
+    async with DuplexSession.spawn(options(cli_path=cli)) as session:
+        with anyio.fail_after(10), pytest.raises(ProtocolError, match="request_id"):
+            await session.get_context_usage()
+        await _assert_closed_and_reaped(session)
+
+
 async def _assert_closed_and_reaped(session: DuplexSession) -> None:
     assert not session.is_open
     with anyio.fail_after(10):
