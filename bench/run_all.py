@@ -17,7 +17,7 @@ import time
 
 from _common import Target, machine, print_table
 
-BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "history")
+BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "history", "guard_cost")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,15 @@ from collections.abc import Sequence
 from . import __version__
 
 
+def _pool_size(text: str) -> int:
+    from .duplex.pool import MAX_POOL_SIZE
+
+    size = int(text)
+    if not 0 <= size <= MAX_POOL_SIZE:
+        raise argparse.ArgumentTypeError(f"must be from 0 to at most {MAX_POOL_SIZE}, not {size}")
+    return size
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="claude-bridge",
@@ -67,7 +76,7 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--warm-pool",
-        type=int,
+        type=_pool_size,
         default=0,
         metavar="N",
         help="keep N spare CLI processes ready per session key (default 0)",

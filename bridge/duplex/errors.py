@@ -95,6 +95,13 @@ class ProcessFailed(DuplexError):
         self.exit_status = exit_status
 
 
+class ProtocolError(DuplexError):
+    """The CLI sent a frame that ends a turn or answers a control request, and it cannot be
+    read; the session was closed rather than leave a waiter hanging."""
+
+    code = "protocol_error"
+
+
 class ControlError(DuplexError):
     """The CLI answered a control request with an error."""
 

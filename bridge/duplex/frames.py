@@ -5,7 +5,10 @@ the events a session delivers to its subscribers: they keep the fields a host
 acts on and ignore the rest (the CLI adds fields freely). Nothing is lost: a
 subscriber that asks for raw frames also gets every line as :class:`RawFrame`,
 and a frame of a type or subtype this module does not know is delivered as
-:class:`UnknownFrame` or :class:`SystemOther` with all its data.
+:class:`UnknownFrame` or :class:`SystemOther` with all its data. A known frame with
+a field of an unexpected type is read leniently, as the official SDK reads it: that
+field takes its default (the raw line keeps it); only a frame whose required field
+cannot be read becomes an :class:`UnknownFrame`.
 
 Decoding is one ``msgspec`` pass for the hot frames (``stream_event``,
 ``assistant``, ``user``, ``result``); ``system`` frames are decoded twice (type,
@@ -14,6 +17,7 @@ then subtype), which is cheap because they are rare.
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 import msgspec
@@ -186,7 +190,7 @@ class ControlRequest(msgspec.Struct, tag="control_request", tag_field="type"):
     """A request from the CLI to the host (can_use_tool, hook_callback, mcp_message, ...)."""
 
     request_id: str
-    request: dict[str, Any]
+    request: dict[str, Any] = {}  # when unreadable: still answered (with an error)
 
     @property
     def subtype(self) -> str:
@@ -249,14 +253,22 @@ class UnknownFrame(msgspec.Struct):
     data: dict[str, Any]
 
 
+_TOO_DEEP = "JSON nested too deeply (msgspec's recursion limit, about 1000 levels)"
+# msgspec raises RecursionError, not DecodeError, past its depth limit: a CLI line that deep
+# is reported like any other line that cannot be read, never raised out of the reader.
+
+
 class RawFrame(msgspec.Struct):
     """One line exactly as the CLI printed it (for subscribers that ask for raw frames)."""
 
     line: bytes
 
     def decode(self) -> dict[str, Any]:
-        """The line as a JSON object."""
-        value = msgspec.json.decode(self.line)
+        """The line as a JSON object. Raises ``msgspec.DecodeError`` when it is not JSON."""
+        try:
+            value = msgspec.json.decode(self.line)
+        except RecursionError:
+            raise msgspec.DecodeError(_TOO_DEEP) from None
         return value if isinstance(value, dict) else {"value": value}
 
 
@@ -292,7 +304,8 @@ _Top = (
 class FrameDecoder:
     """Decodes one NDJSON line into a :data:`Frame`.
 
-    Raises ``msgspec.DecodeError`` only for a line that is not a JSON object;
+    Raises ``msgspec.DecodeError`` only for a line that is not a JSON object (or is
+    nested too deeply to read);
     a valid object of an unknown shape becomes :class:`UnknownFrame`.
     """
 
@@ -304,6 +317,12 @@ class FrameDecoder:
     def decode(self, line: bytes) -> Frame:
         """Decode one line (without its newline)."""
         try:
+            return self._decode(line)
+        except RecursionError:
+            raise msgspec.DecodeError(_TOO_DEEP) from None
+
+    def _decode(self, line: bytes) -> Frame:
+        try:
             frame: Frame | _SystemHead = self._top.decode(line)
         except msgspec.ValidationError:
             return self._fallback(line)
@@ -312,7 +331,7 @@ class FrameDecoder:
                 system: SystemInit | SystemStatus = self._system.decode(line)
                 return system
             except msgspec.ValidationError:
-                return SystemOther(subtype=frame.subtype, data=self._any.decode(line))
+                return self._fallback(line)
         return frame
 
     def decode_lines(self, block: bytes) -> list[Frame] | None:
@@ -324,7 +343,7 @@ class FrameDecoder:
         """
         try:
             decoded = self._top.decode_lines(block)
-        except msgspec.DecodeError:  # ValidationError included
+        except (msgspec.DecodeError, RecursionError):  # ValidationError included
             return None
         for frame in decoded:
             if type(frame) is _SystemHead:
@@ -337,5 +356,63 @@ class FrameDecoder:
         data = self._any.decode(line)  # raises DecodeError when not an object
         kind = data.get("type")
         if kind == "system":
-            return SystemOther(subtype=str(data.get("subtype", "")), data=data)
+            subtype = data.get("subtype")
+            lenient = _lenient(_SYSTEM.get(subtype) if isinstance(subtype, str) else None, line)
+            return lenient or SystemOther(subtype=str(data.get("subtype", "")), data=data)
+        lenient = _lenient(_TYPED.get(kind) if isinstance(kind, str) else None, line)
+        if lenient is not None:
+            return lenient
         return UnknownFrame(type=str(kind) if kind is not None else "", data=data)
+
+
+# Lenient reading, as the official SDK reads frames: a field of an unexpected type is
+# dropped (it takes its default) and the frame keeps its type. A frame is an UnknownFrame
+# only when a required field cannot be read.
+_TYPED: dict[str, type[Any]] = {
+    str(cls.__struct_config__.tag): cls
+    for cls in (
+        AssistantFrame,
+        UserFrame,
+        StreamEvent,
+        ResultFrame,
+        CommandLifecycle,
+        ControlRequest,
+        ControlResponse,
+        ControlCancelRequest,
+    )
+}
+_SYSTEM: dict[str, type[Any]] = {"init": SystemInit, "status": SystemStatus}
+_MAX_REPAIRS = 16
+_PATH = re.compile(r"`\$((?:\.\w+|\[\d+\])*)`$")  # the end of msgspec's "- at `$.a[0].b`"
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+
+
+def _lenient(cls: type[Any] | None, line: bytes) -> Frame | None:
+    """``line`` as ``cls`` with each field of the wrong type dropped; None if it cannot be."""
+    if cls is None:
+        return None
+    data = msgspec.json.decode(line)  # a fresh copy to prune
+    for _ in range(_MAX_REPAIRS):
+        try:
+            return cast("Frame", msgspec.convert(data, cls))
+        except msgspec.ValidationError as exc:
+            if not _drop(data, str(exc)):
+                return None
+    return None
+
+
+def _drop(data: Any, message: str) -> bool:
+    """Delete the value a ValidationError ``message`` points at; False at the top level."""
+    match = _PATH.search(message)
+    steps: list[str | int] = []
+    if match is not None:
+        steps = [name or int(index) for name, index in _STEP.findall(match.group(1))]
+    if not steps:
+        return False  # the frame itself: a required top-level field is missing
+    try:
+        for step in steps[:-1]:
+            data = data[step]
+        del data[steps[-1]]
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True

@@ -27,9 +27,13 @@ from anyio.abc import TaskGroup
 from .errors import DuplexError
 from .session import DuplexSession
 
-__all__ = ["WarmPool", "pool_key", "warm_context"]
+__all__ = ["MAX_POOL_SIZE", "WarmPool", "pool_key", "warm_context"]
 
 log = logging.getLogger("bridge.duplex.pool")
+
+MAX_POOL_SIZE = 8
+"""The most spares a pool keeps per key: each is a whole CLI process, and a
+replenish starts every missing one at once."""
 
 
 def pool_key(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
@@ -56,8 +60,6 @@ class WarmPool:
         idle_timeout: float = 300.0,
         warmup: Callable[[DuplexSession], Awaitable[object]] | None = None,
     ) -> None:
-        if size < 0:
-            raise ValueError("size must not be negative")
         self._tg = task_group
         self.size = size
         self.idle_timeout = idle_timeout
@@ -69,6 +71,19 @@ class WarmPool:
         self._closed = False
         self.hits = 0
         self.misses = 0
+
+    @property
+    def size(self) -> int:
+        """Spares kept per key, at most :data:`MAX_POOL_SIZE`; settable (ValueError beyond)."""
+        return self._size
+
+    @size.setter
+    def size(self, size: int) -> None:
+        if size < 0:
+            raise ValueError("size must not be negative")
+        if size > MAX_POOL_SIZE:
+            raise ValueError(f"size must be at most {MAX_POOL_SIZE} spares per key, got {size}")
+        self._size = size
 
     def spares(self, key: str | None = None) -> int:
         """Spares ready (for ``key``, or in all)."""

@@ -9,7 +9,9 @@ the group gets one more SIGKILL, so no grandchild (an MCP server) outlives the
 session. The CLI runs each Bash tool command in a session of its own, outside
 that group, so the child is also made a *child subreaper*: orphaned
 descendants (``cmd &``) are adopted by the CLI, not by init, and are found by
-walking ``/proc`` before the CLI is stopped and killed after it.
+walking ``/proc`` before the CLI is stopped and killed after it. A host killed by
+SIGKILL cannot do any of that: its guard (:mod:`bridge.duplex.guard`) does, for
+every process whose environment carries the marker each CLI is started with.
 
 Pipes are non-blocking file descriptors awaited with ``anyio.wait_readable`` /
 ``wait_writable``; the exit is awaited on a pidfd. Nothing blocks the event loop
@@ -30,6 +32,7 @@ from typing import Literal
 import anyio
 import msgspec
 
+from . import guard
 from .errors import CliNotFound, ProcessFailed
 
 __all__ = ["STDERR_RING_BYTES", "CliProcess", "ExitStatus"]
@@ -72,34 +75,74 @@ def _child_setup() -> None:  # runs in the child between fork and exec
         _PRCTL(_PR_SET_CHILD_SUBREAPER, 1)
 
 
-def _proc_table() -> dict[int, tuple[int, int, int]]:
-    """pid -> (ppid, start time, process group) for every process, read from /proc (Linux)."""
+def _stat(pid: int | str, proc: str = "/proc") -> tuple[int, int, int] | None:
+    """(ppid, start time, process group) of a live process; None if gone or a zombie."""
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if not fields or fields[0] == b"Z":
+        return None  # a zombie is already dead, only not reaped by its parent
+    return int(fields[1]), int(fields[19]), int(fields[2])
+
+
+def _proc_table(proc: str = "/proc") -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, start time, process group) for every live process: one pass over /proc."""
     table: dict[int, tuple[int, int, int]] = {}
     try:
-        names = os.listdir("/proc")
+        names = os.listdir(proc)
     except OSError:
         return table
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] == b"Z":
-            continue  # already dead, only not reaped by its parent
-        table[int(name)] = (int(fields[1]), int(fields[19]), int(fields[2]))
+        if name.isdigit() and (info := _stat(name, proc)) is not None:
+            table[int(name)] = info
     return table
 
 
-def descendants(pid: int) -> dict[int, int]:
-    """Every live descendant of ``pid``: pid -> start time (to tell a reused pid apart)."""
-    table = _proc_table()
+def _children(pid: int, proc: str) -> list[int]:
+    """The children the kernel lists for ``pid`` (all its threads'), [] when it is gone."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"{proc}/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"{proc}/{pid}/task/{task}/children", "rb") as children:
+                found += [int(child) for child in children.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+_LISTS_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+"""Whether this kernel lists each task's children (CONFIG_PROC_CHILDREN)."""
+
+
+def descendants(
+    pid: int, *, proc: str = "/proc", use_children: bool | None = None
+) -> dict[int, int]:
+    """Every live descendant of ``pid``: pid -> start time (to tell a reused pid apart).
+
+    Where the kernel lists children, only the descendants' entries are read; elsewhere
+    one pass over every process in ``/proc``. Blocking: run it off the event loop.
+    """
+    if use_children is None:
+        use_children = _LISTS_CHILDREN
+    found: dict[int, int] = {}
+    if use_children:
+        todo = _children(pid, proc)
+        while todo:
+            child = todo.pop()
+            if child not in found and (info := _stat(child, proc)) is not None:
+                found[child] = info[1]
+                todo.extend(_children(child, proc))
+        return found
+    table = _proc_table(proc)
     children: dict[int, list[int]] = {}
     for child, (parent, _, _) in table.items():
         children.setdefault(parent, []).append(child)
-    found: dict[int, int] = {}
     todo = list(children.get(pid, []))
     while todo:
         child = todo.pop()
@@ -107,6 +150,23 @@ def descendants(pid: int) -> dict[int, int]:
             found[child] = table[child][1]
             todo.extend(children.get(child, []))
     return found
+
+
+def _leftovers(pgid: int, strays: dict[int, int]) -> list[int]:
+    """What is left of group ``pgid``, and the ``strays`` (pid -> start time) still running.
+
+    Blocking: run it off the event loop. The process table is read only when the group
+    still has members (a normal close leaves none).
+    """
+    victims = [
+        pid for pid, started in strays.items() if (info := _stat(pid)) and info[1] == started
+    ]
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return victims  # the group is empty
+    table = _proc_table()
+    return [pid for pid, (_, _, group) in table.items() if group == pgid] + victims
 
 
 def _load_prctl() -> ctypes._NamedFuncPointer | None:
@@ -159,7 +219,7 @@ class CliProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=dict(env),
+                env={**env, **guard.marker()},
                 start_new_session=True,
                 preexec_fn=_child_setup if _PRCTL is not None else None,
                 close_fds=True,
@@ -327,13 +387,13 @@ class CliProcess:
         cancellation: once started, the ladder runs to the end.
         """
         with anyio.CancelScope(shield=True):
-            self._note_descendants()
+            await self._note_descendants_off_loop()
             self.close_stdin()
             if grace > 0:
                 with anyio.move_on_after(grace):
                     await self.wait()
             if self._exit is None:
-                self._note_descendants()
+                await self._note_descendants_off_loop()
                 self._signal_group(signal.SIGTERM)
                 with anyio.move_on_after(kill_grace):
                     await self.wait()
@@ -352,27 +412,32 @@ class CliProcess:
             self._kill_group()
 
     def _note_descendants(self) -> None:
-        """Remember the CLI's descendants, which may live outside its process group."""
+        """Remember the CLI's descendants, which may live outside its process group.
+
+        On the calling thread: only :meth:`kill_now`, which cannot wait, does this.
+        """
         if self._exit is None:
             self._strays.update(descendants(self._popen.pid))
 
+    async def _note_descendants_off_loop(self) -> None:
+        """:meth:`_note_descendants` in a worker thread."""
+        if self._exit is None:
+            found = await anyio.to_thread.run_sync(descendants, self._popen.pid)
+            self._strays.update(found)
+
     async def _kill_leftovers(self) -> None:
         """SIGKILL what is left of the group and the noted descendants; await their deaths."""
-        pgid = self._popen.pid
-        table = _proc_table()
-        victims = [pid for pid, (_, _, group) in table.items() if group == pgid]
-        victims += [
-            pid
-            for pid, started in self._strays.items()
-            if pid in table and table[pid][1] == started  # the same process, not a reused pid
-        ]
-        self._strays.clear()
+        strays, self._strays = self._strays, {}
+        victims = await anyio.to_thread.run_sync(_leftovers, self._popen.pid, strays)
         pidfds: list[int] = []
         for pid in dict.fromkeys(victims):
             try:
                 pidfds.append(os.pidfd_open(pid))
+            except (AttributeError, OSError):
+                pass  # no pidfd (old kernel, no file descriptor left): killed, not awaited
+            try:
                 os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, AttributeError, OSError):
+            except (ProcessLookupError, PermissionError):
                 continue
         try:
             with anyio.move_on_after(2):

@@ -46,6 +46,7 @@ from .errors import (
     LimitExceeded,
     NotSent,
     ProcessFailed,
+    ProtocolError,
     SessionClosed,
     TurnInFlight,
     UnknownRequest,
@@ -65,6 +66,7 @@ from .frames import (
     StreamEvent,
     SystemInit,
     SystemStatus,
+    UnknownFrame,
 )
 from .options import DuplexOptions, HookCallback
 from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
@@ -96,6 +98,8 @@ MESSAGE_TAKE_TIMEOUT = 10.0
 _DONE_STATES = frozenset({"completed", "cancelled"})
 _INIT_WAIT = 5.0
 """Seconds ``interrupt(cancel_queued=True)`` waits for a running turn's ``system/init``."""
+_MUST_READ = frozenset({"result", "command_lifecycle", "control_response"})
+"""Frame types that end a turn or answer a control request: one unread would hang a waiter."""
 
 
 class InvalidLine(msgspec.Struct, frozen=True):
@@ -905,7 +909,9 @@ class DuplexSession:
             self._on_control_response(frame)
         elif isinstance(frame, ControlRequest):
             if self._tg is not None:
-                self._tg.start_soon(self._answer, frame)
+                # Registered before the task starts: a cancel read with it still finds it.
+                new_scope = self._handler_scopes[frame.request_id] = anyio.CancelScope()
+                self._tg.start_soon(self._answer, frame, new_scope)
         elif isinstance(frame, ControlCancelRequest):
             # Withdrawn: no longer pending nor answerable, from the moment anyone sees this.
             self._deferred.pop(frame.request_id, None)
@@ -914,6 +920,11 @@ class DuplexSession:
             scope = self._handler_scopes.get(frame.request_id)
             if scope is not None:
                 scope.cancel()
+        elif type(frame) is UnknownFrame and frame.type in _MUST_READ:
+            # Some waiter needed this frame: fail them all rather than let one hang.
+            self._note(frame, line)
+            self._fail(ProtocolError(f"the CLI sent a {frame.type} frame that cannot be read"))
+            return
         self._note(frame, line)
 
     def _note(self, event: Event, line: bytes) -> None:
@@ -983,18 +994,23 @@ class DuplexSession:
 
     def _on_control_response(self, frame: ControlResponse) -> None:
         request_id = frame.response.get("request_id")
-        waiter = self._controls.get(str(request_id)) if request_id is not None else None
+        if not isinstance(request_id, str):  # it may answer any waiter: fail them all
+            self._fail(ProtocolError("the CLI sent a control_response without a request_id"))
+            return
+        waiter = self._controls.get(request_id)
         if waiter is not None and not waiter.event.is_set():
             waiter.response = frame.response
             waiter.event.set()
 
     # ------------------------------------------------------------------ internals: CLI requests
 
-    async def _answer(self, frame: ControlRequest) -> None:
+    async def _answer(self, frame: ControlRequest, scope: anyio.CancelScope) -> None:
         """Answer one request from the CLI; always answered unless the CLI cancelled it."""
         request_id = frame.request_id
-        with anyio.CancelScope() as scope:
-            self._handler_scopes[request_id] = scope
+        if scope.cancel_called:  # withdrawn before this task started
+            self._handler_scopes.pop(request_id, None)
+            return
+        with scope:
             try:
                 body = await self._dispatch(frame)
                 reply: dict[str, Any] = {

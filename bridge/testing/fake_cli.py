@@ -46,6 +46,8 @@ depends on a keyword in the prompt text (the first match in this order):
 ``API_ERROR``        synthetic API error reply, ``is_error`` result with
                      ``api_error_status`` 400, ``terminal_reason`` api_error
 ``GARBAGE``          print one non-JSON line, then behave as the default
+``DEEP <n>``         print one assistant frame nested ``n`` levels deep (arrays
+                     in its content), then behave as the default
 ``OVERSIZE <n>``     one assistant frame whose line is about ``n`` bytes
 ``FLOOD <n>``        ``n`` ``content_block_delta`` stream events as fast as
                      possible (batched writes; the benchmark firehose), then
@@ -56,6 +58,11 @@ depends on a keyword in the prompt text (the first match in this order):
 ``ASK_CANCEL``       ``can_use_tool`` for AskUserQuestion; unanswered after
                      ~100 ms it is withdrawn with ``control_cancel_request``
                      and the tool counts as denied
+``ASK_WITHDRAWN``    ``can_use_tool`` for Bash and its ``control_cancel_request``
+                     in one write (the host reads both at once), then the
+                     default reply; an answer to it is ignored
+``BAD_REQUEST``      a ``control_request`` whose ``request`` is a string; the
+                     result text says how the host answered (``timeout`` after 5 s)
 ``ASKQ``             AskUserQuestion ``can_use_tool`` with
                      ``requires_user_interaction``; the answers come back
                      in ``updatedInput.answers``
@@ -67,6 +74,10 @@ depends on a keyword in the prompt text (the first match in this order):
 ``USE_BASH``         Bash ``touch <cwd>/made-by-bash && echo hello-from-bash``
 ``SLOW``             streams ``word0 word1 ... word299`` one word per
                      ``FAKE_CLI_SLOW_DELAY`` (0.02 s); interruptible
+``ODD_RESULT``       the result frame has ``total_cost_usd: null`` and
+                     ``errors: "x"`` (fields of an unexpected type)
+``BAD_LIFECYCLE``    the command's last ``command_lifecycle`` frame has its
+                     ``state`` as an array (a frame that cannot be read)
 (default)            assistant text ``Echo: <prompt>`` and a success result
 
 Tool calls (USE_BASH, TOOL, ASKQ, ASK_CANCEL, MCP): assistant text (none
@@ -104,6 +115,11 @@ Environment knobs:
 ``FAKE_CLI_IGNORE_SIGTERM=1``            ignore SIGTERM
 ``FAKE_CLI_IGNORE_CONTROL=<subtype,...>`` drop those host control requests
                                          (no reply, no effect)
+``FAKE_CLI_GARBLE_CONTROL=<subtype,...>`` answer those host control requests with
+                                         an unreadable ``control_response``
+                                         (``"response": "garbled"``)
+``FAKE_CLI_ANONYMOUS_CONTROL=<subtype,...>`` answer those with a success whose
+                                         ``request_id`` is null
 ``FAKE_CLI_STARTUP_DELAY=<seconds>``     sleep before reading stdin
 ``FAKE_CLI_SLOW_DELAY=<seconds>``        per-word delay of SLOW (0.02)
 ``FAKE_CLI_LEGACY=1``                    the old-CLI profile below
@@ -137,9 +153,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Final, Literal, NoReturn
+from typing import Any, BinaryIO, Final, Literal, NoReturn, cast
 
-__all__ = ["FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
+__all__ = ["DETACHED_CHILD_PROMPT", "FakeCli", "Options", "main", "parse_args", "write_fake_cli"]
 
 JsonDict = dict[str, Any]
 
@@ -151,6 +167,12 @@ SLOW_WORDS: Final = 300
 ASK_CANCEL_AFTER: Final = 0.1
 MCP_TIMEOUT: Final = 30.0
 MCP_NOTIFICATION_TIMEOUT: Final = 1.0
+DETACHED_CHILD_PROMPT: Final = "TOOL Bash " + json.dumps(
+    {"command": "setsid -f sh -c 'echo $$; exec sleep 1000 >/dev/null' 2>/dev/null"}
+)
+"""A prompt whose Bash command leaves ``sleep 1000`` running in a session of its own (as
+the real CLI runs Bash commands), re-parented away; the result text ends with its pid,
+printed once it has left the fake's process group. Needs a permission handler."""
 FLOOD_BATCH: Final = 1024
 INTERRUPTED_TEXT: Final = "[Request interrupted by user]"
 INTERRUPTED_TOOL_TEXT: Final = "[Request interrupted by user for tool use]"
@@ -589,6 +611,12 @@ class FakeCli:
         self.ignored_controls = frozenset(
             s.strip() for s in env.get("FAKE_CLI_IGNORE_CONTROL", "").split(",") if s.strip()
         )
+        self.garbled_controls = frozenset(
+            s.strip() for s in env.get("FAKE_CLI_GARBLE_CONTROL", "").split(",") if s.strip()
+        )
+        self.anonymous_controls = frozenset(
+            s.strip() for s in env.get("FAKE_CLI_ANONYMOUS_CONTROL", "").split(",") if s.strip()
+        )
         self.hooks: dict[str, list[JsonDict]] = {}
         self.mcp: dict[str, McpServer] = {}
         self.initialized = False
@@ -759,6 +787,13 @@ class FakeCli:
         request = request if isinstance(request, dict) else {}
         subtype = request.get("subtype")
         if subtype in self.ignored_controls:
+            return
+        if subtype in self.garbled_controls:
+            self.out.frame({"type": "control_response", "response": "garbled"})
+            return
+        if subtype in self.anonymous_controls:
+            body: JsonDict = {"subtype": "success", "request_id": None, "response": {}}
+            self.out.frame({"type": "control_response", "response": body})
             return
         if subtype == "initialize":
             self._on_initialize(request_id, request)
@@ -1130,10 +1165,24 @@ class TurnRunner:
             cli.lifecycle(command.uuid, "started")
         cli.out.frame(self._system_init())
         outcome = self._behave(command.text)
-        cli.out.frame(self._result(outcome))
+        result = self._result(outcome)
+        if re.search(r"\bODD_RESULT\b", command.text):
+            result.update(total_cost_usd=None, errors="x")
+        cli.out.frame(result)
         if command.uuid:
             cancelled = outcome.kind in ("aborted_streaming", "aborted_tools")
-            cli.lifecycle(command.uuid, "cancelled" if cancelled else "completed")
+            state = "cancelled" if cancelled else "completed"
+            if re.search(r"\bBAD_LIFECYCLE\b", command.text):
+                cli.out.frame(
+                    {
+                        "type": "command_lifecycle",
+                        "command_uuid": command.uuid,
+                        "state": [state],
+                        "session_id": cli.session_id,
+                    }
+                )
+            else:
+                cli.lifecycle(command.uuid, state)
         return outcome.kind != "success"
 
     def _behave(self, text: str) -> Outcome:
@@ -1152,6 +1201,10 @@ class TurnRunner:
             return self._api_error()
         if arg("GARBAGE"):
             self.cli.out.raw(b"this is not JSON {\n")
+        if m := arg(r"DEEP\s+(\d+)"):
+            depth = int(m.group(1))
+            deep = b'{"type":"assistant","message":{"content":' + b"[" * depth + b"]" * depth
+            self.cli.out.raw(deep + b"}}\n")
         if m := arg(r"OVERSIZE\s+(\d+)"):
             return self._oversize(int(m.group(1)))
         if m := arg(r"FLOOD\s+(\d+)"):
@@ -1164,6 +1217,11 @@ class TurnRunner:
             return self._tool_turn(
                 "AskUserQuestion", self._ask_input(), "", cancel_after=ASK_CANCEL_AFTER
             )
+        if arg("BAD_REQUEST"):
+            reply = self.cli.ask_host(cast("JsonDict", "garbage"), self.turn, 5.0)
+            return self._reply(f"host answered {reply.kind}: {reply.error}")
+        if arg("ASK_WITHDRAWN"):
+            return self._ask_withdrawn(text)
         if arg("ASKQ"):
             return self._tool_turn("AskUserQuestion", self._ask_input(), "")
         if m := re.search(r"\bMCP\s+(\S+)\s+(\S+)(.*)", text, re.S):
@@ -1469,6 +1527,20 @@ class TurnRunner:
         )
         self.cli.children.append(child)
         return self._reply(f"Spawned background child pid {child.pid}")
+
+    def _ask_withdrawn(self, text: str) -> Outcome:
+        request_id = _new_uuid()
+        request = {
+            "subtype": "can_use_tool",
+            "tool_name": "Bash",
+            "display_name": "Bash",
+            "input": {"command": "true", "description": "withdrawn at once"},
+            "tool_use_id": _new_api_id("toolu"),
+        }
+        ask = {"type": "control_request", "request_id": request_id, "request": request}
+        cancel = {"type": "control_cancel_request", "request_id": request_id}
+        self.cli.out.raw(encode_frame(ask) + encode_frame(cancel))
+        return self._reply(f"Echo: {text}")
 
     def _write_stderr(self, size: int) -> None:
         line = b"e" * 99 + b"\n"

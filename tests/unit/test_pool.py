@@ -7,7 +7,9 @@ from collections.abc import Callable
 import anyio
 import pytest
 
+from bridge.__main__ import main
 from bridge.duplex import DuplexOptions, DuplexSession, WarmPool, pool_key
+from bridge.duplex.pool import MAX_POOL_SIZE
 from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +29,35 @@ async def test_take_from_an_empty_pool_is_a_miss() -> None:
         assert await pool.take("nothing") is None
         assert pool.misses == 1
         await pool.aclose()
+
+
+async def test_a_pool_over_the_size_cap_is_refused_with_the_cap_in_the_message() -> None:
+    async with anyio.create_task_group() as tg:
+        assert WarmPool(tg, size=MAX_POOL_SIZE).size == MAX_POOL_SIZE
+        with pytest.raises(
+            ValueError, match=rf"at most {MAX_POOL_SIZE}\b.*got {MAX_POOL_SIZE + 1}"
+        ):
+            WarmPool(tg, size=MAX_POOL_SIZE + 1)
+        with pytest.raises(ValueError, match="must not be negative"):
+            WarmPool(tg, size=-1)
+
+
+async def test_resizing_a_pool_over_the_cap_is_refused_and_keeps_its_size() -> None:
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1)
+        pool.size = MAX_POOL_SIZE
+        with pytest.raises(ValueError, match=rf"at most {MAX_POOL_SIZE}\b"):
+            pool.size = MAX_POOL_SIZE + 1
+        assert pool.size == MAX_POOL_SIZE
+
+
+def test_the_bridge_refuses_a_warm_pool_flag_over_the_cap(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--warm-pool", str(MAX_POOL_SIZE + 1)])
+    assert info.value.code == 2
+    assert f"at most {MAX_POOL_SIZE}" in capsys.readouterr().err
 
 
 async def test_a_replenished_spare_is_handed_out_initialized_and_takes_turns(

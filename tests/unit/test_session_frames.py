@@ -169,8 +169,14 @@ async def test_a_system_frame_of_an_unknown_subtype_is_system_other_with_all_its
 
 
 async def test_a_known_type_of_an_unexpected_shape_keeps_all_its_data() -> None:
-    data = {"type": "result", "total_cost_usd": "not a number", "result": "x"}
-    assert decode(data) == UnknownFrame(type="result", data=data)
+    # Its one required field is not an object: nothing typed can be made of it.
+    data = {"type": "control_response", "response": "not an object"}
+    assert decode(data) == UnknownFrame(type="control_response", data=data)
+
+
+async def test_a_system_frame_of_a_known_subtype_with_an_odd_field_keeps_its_type() -> None:
+    data = {"type": "system", "subtype": "init", "model": "m", "tools": "Bash"}
+    assert decode(data) == SystemInit(model="m")
 
 
 async def test_an_object_without_a_type_is_an_unknown_frame() -> None:
@@ -186,6 +192,16 @@ async def test_a_control_cancel_request_names_the_withdrawn_request() -> None:
 async def test_a_line_that_is_not_a_json_object_raises_decode_error(line: bytes) -> None:
     with pytest.raises(msgspec.DecodeError):
         FrameDecoder().decode(line)
+
+
+async def test_a_line_nested_too_deeply_raises_decode_error_not_recursion_error() -> None:
+    deep = b'{"type":"user","message":{"content":' + b"[" * 5000 + b"]" * 5000 + b"}}"
+    decoder = FrameDecoder()
+    with pytest.raises(msgspec.DecodeError, match="deep"):
+        decoder.decode(deep)
+    assert decoder.decode_lines(deep + b"\n") is None  # left to the per-line path
+    with pytest.raises(msgspec.DecodeError, match="deep"):
+        RawFrame(deep).decode()
 
 
 async def test_a_raw_frame_decodes_its_line() -> None:

@@ -281,6 +281,36 @@ async def test_a_request_the_cli_withdraws_cancels_the_handler_and_is_never_answ
     assert "Permission request was cancelled" in result.text
 
 
+async def test_a_request_withdrawn_in_the_same_read_is_never_handled_nor_answered(
+    options: Options,
+) -> None:
+    # The CLI writes a request and its control_cancel_request at once: the session reads
+    # both before the handler's task can start, and the withdrawal must still win.
+    written: list[dict[str, Any]] = []
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+
+    handler = Recorder(lambda r: Allow())
+    async with DuplexSession.spawn(options(permission_handler=handler, tap=tap)) as session:
+        sub = session.subscribe()
+        await session.send("ASK_WITHDRAWN")
+        await session.send("and a turn after it")  # any answer would have been written now
+        withdrawn = [e.request_id for e in _drain(sub) if isinstance(e, ControlCancelRequest)]
+    assert len(withdrawn) == 1
+    assert handler.requests == []
+    answered = [f["response"]["request_id"] for f in written if f["type"] == "control_response"]
+    assert withdrawn[0] not in answered
+
+
+def _drain(sub: Subscription) -> list[Any]:
+    events = []
+    while (event := sub.receive_nowait()) is not None:
+        events.append(event)
+    return events
+
+
 async def test_a_handler_that_raises_gets_an_error_answer_and_the_turn_ends(
     options: Options, workdir: Path
 ) -> None:

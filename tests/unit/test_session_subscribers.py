@@ -161,6 +161,24 @@ async def test_a_line_that_is_not_json_is_an_invalid_line_and_the_turn_completes
     assert result.is_error is False
 
 
+@pytest.mark.parametrize("raw", [False, True], ids=["batched", "per-line"])
+async def test_a_frame_nested_too_deeply_is_an_invalid_line_and_the_session_goes_on(
+    options: Options, raw: bool
+) -> None:
+    # msgspec raises RecursionError, not DecodeError, past ~1000 levels. A raw subscriber
+    # makes the reader take the per-line path; without one, lines are decoded in blocks.
+    async with DuplexSession.spawn(options()) as session:
+        sub = session.subscribe(raw=raw)
+        result = await session.send("DEEP 5000")
+        events = drain(sub)
+        after = await session.send("still there")
+    (invalid,) = [e for e in events if isinstance(e, InvalidLine)]
+    assert invalid.line.startswith(b'{"type":"assistant","message":{"content":[[[')
+    assert "deep" in invalid.error
+    assert result.text == "Echo: DEEP 5000"
+    assert after.text == "Echo: still there"
+
+
 async def test_a_subscription_needs_a_capacity_of_at_least_one(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
         for capacity in (0, -1):

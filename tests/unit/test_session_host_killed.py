@@ -1,0 +1,67 @@
+"""A host SIGKILLed while it holds a session leaves nothing of the session running:
+not the CLI, not a child in the CLI's process group, not a process that left it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
+from bridge.testing.host import start_host, wait_dead
+from bridge.testing.procs import alive
+
+
+def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
+    fake_cli: Path, workdir: Path, anyio_backend: str
+) -> None:
+    spec = {
+        "cli": str(fake_cli),
+        "cwd": str(workdir),
+        "prompts": ["SPAWN_CHILD", DETACHED_CHILD_PROMPT],
+        "backend": anyio_backend,
+    }
+    host, report = start_host(spec)
+    in_group = int(re.findall(r"pid (\d+)", report["texts"][0])[0])
+    detached = int(re.findall(r"\d+", report["texts"][1])[-1])
+    cli = report["cli"]
+    assert alive(in_group) and os.getpgid(in_group) == cli
+    assert alive(detached) and os.getpgid(detached) != cli
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    assert wait_dead([cli, in_group, detached]) == []
+
+
+def test_a_sigkilled_host_leaves_the_sessions_of_another_host_running(
+    fake_cli: Path, workdir: Path
+) -> None:
+    spec = {"cli": str(fake_cli), "cwd": str(workdir), "prompts": ["SPAWN_CHILD"]}
+    killed, killed_report = start_host(spec)
+    other, other_report = start_host(spec)
+    try:
+        theirs = int(re.findall(r"pid (\d+)", other_report["texts"][0])[0])
+        mine = int(re.findall(r"pid (\d+)", killed_report["texts"][0])[0])
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert wait_dead([mine]) == []
+        assert alive(theirs) and alive(other_report["cli"])
+    finally:
+        other.send_signal(signal.SIGKILL)
+        other.wait()
+    assert wait_dead([theirs, other_report["cli"]]) == []
+
+
+def test_a_forked_copy_of_the_host_does_not_keep_its_guard_from_acting(
+    fake_cli: Path, workdir: Path
+) -> None:
+    spec = {"cli": str(fake_cli), "cwd": str(workdir), "prompts": ["SPAWN_CHILD"], "fork": True}
+    host, report = start_host(spec)
+    try:
+        child = int(re.findall(r"pid (\d+)", report["texts"][0])[0])
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        assert alive(report["forked"])  # it still runs, yet holds no claim on the guard
+        assert wait_dead([report["cli"], child]) == []
+    finally:
+        os.kill(report["forked"], signal.SIGKILL)
