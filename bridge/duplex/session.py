@@ -391,7 +391,10 @@ class DuplexSession:
                 tg.start_soon(self._reap, proc)
                 try:
                     with anyio.fail_after(opts.initialize_timeout):
-                        self.server_info = await self.control("initialize", self._init_payload())
+                        # bounded by initialize_timeout alone, not by limits.control_timeout
+                        self.server_info = await self._control(
+                            "initialize", self._init_payload(), None
+                        )
                 except TimeoutError:
                     failure = await self._start_failed(
                         proc,
@@ -642,6 +645,12 @@ class DuplexSession:
 
         Raises :class:`ControlError` when the CLI answers with an error.
         """
+        return await self._control(subtype, payload, self.options.limits.control_timeout)
+
+    async def _control(
+        self, subtype: str, payload: dict[str, Any] | None, timeout: float | None
+    ) -> dict[str, Any]:
+        """A control request bounded by ``timeout`` (a breach closes the session)."""
         self._check_alive()
         request_id = f"req_{next(self._ids)}_{uuid_mod.uuid4().hex[:8]}"
         waiter = _ControlWaiter()
@@ -653,7 +662,6 @@ class DuplexSession:
         }
         try:
             await self._write(msgspec.json.encode(frame) + b"\n")
-            timeout = self.options.limits.control_timeout
             if timeout is None:
                 await waiter.event.wait()
             else:

@@ -113,6 +113,20 @@ async def test_a_control_request_over_control_timeout_raises_deadline_exceeded(
     assert (info.value.deadline, info.value.seconds) == ("control_timeout", 0.3)
 
 
+async def test_initialize_is_bounded_by_initialize_timeout_not_control_timeout(
+    fake_cli_with: Callable[[Mapping[str, str]], Path], options: Options
+) -> None:
+    cli = fake_cli_with(
+        {"FAKE_CLI_STARTUP_DELAY": "0.5", "FAKE_CLI_IGNORE_CONTROL": "get_context_usage"}
+    )
+    opts = options(cli_path=cli, limits=Limits(control_timeout=0.2))
+    async with DuplexSession.spawn(opts) as session:
+        assert session.server_info  # a slow start is not a control deadline breach
+        with pytest.raises(DeadlineExceeded):
+            await session.get_context_usage()  # still bounded by control_timeout
+        await assert_closed_and_reaped(session)
+
+
 async def test_a_breach_fails_every_waiter_of_the_session(
     fake_cli_with: Callable[[Mapping[str, str]], Path], options: Options
 ) -> None:
