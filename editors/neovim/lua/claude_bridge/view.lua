@@ -1,0 +1,451 @@
+--- Draws a session's model into its chat buffer, in batches (never per delta),
+--- and owns the chat's windows: the transcript above, the prompt below.
+
+local model_mod = require("claude_bridge.model")
+local config = require("claude_bridge.config")
+
+local uv = vim.uv or vim.loop
+local api = vim.api
+
+local M = {}
+
+local ns = api.nvim_create_namespace("claude_bridge")
+M.ns = ns
+
+local BATCH_MS = 20 -- draw at most every 20 ms while events stream
+local MAX_RESULT_LINES = 200
+local TOOL_PREFIX = "  │ "
+local THINK_PREFIX = "  ┊ "
+
+local function hl_defaults()
+  local set = function(name, link)
+    api.nvim_set_hl(0, name, { link = link, default = true })
+  end
+  set("ClaudeBridgeUser", "Title")
+  set("ClaudeBridgeAssistant", "Title")
+  set("ClaudeBridgeTool", "Function")
+  set("ClaudeBridgeToolResult", "Comment")
+  set("ClaudeBridgeThinking", "Comment")
+  set("ClaudeBridgeDone", "NonText")
+  set("ClaudeBridgeError", "DiagnosticError")
+  set("ClaudeBridgeInfo", "DiagnosticInfo")
+  set("ClaudeBridgeContext", "Special")
+end
+hl_defaults()
+api.nvim_create_autocmd("ColorScheme", { callback = hl_defaults })
+
+local function split(text)
+  return vim.split(text, "\n", { plain = true })
+end
+
+local function prefixed(text, prefix)
+  local out = {}
+  for _, l in ipairs(split(text)) do
+    out[#out + 1] = prefix .. l
+  end
+  return out
+end
+
+local function fmt_cost(c)
+  return ("$%.4f"):format(c or 0)
+end
+
+local function fmt_tokens(n)
+  if not n then
+    return "?"
+  end
+  if n >= 1000 then
+    return ("%.1fk"):format(n / 1000)
+  end
+  return tostring(n)
+end
+
+--- The lines of one block and the highlight of its header line (the first one drawn).
+---@return string[] lines, string? header_hl, integer header_offset
+local function block_lines(block)
+  local kind = block.kind
+  if kind == "user" then
+    local lines = { block.live and "## You (while Claude works)" or "## You", "" }
+    for _, c in ipairs(block.context or {}) do
+      lines[#lines + 1] = "📎 " .. c.label
+    end
+    vim.list_extend(lines, split(block.text))
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "## Claude"
+    return lines, "ClaudeBridgeUser", 0
+  elseif kind == "text" then
+    local lines = split(model_mod.text(block))
+    if block.aborted then
+      lines[#lines] = lines[#lines] .. " ⏹"
+    end
+    return lines, nil, 0
+  elseif kind == "thinking" then
+    local lines = { block.done and "✻ Thought" or "✻ Thinking…" }
+    vim.list_extend(lines, prefixed(model_mod.text(block), THINK_PREFIX))
+    return lines, "ClaudeBridgeThinking", 0
+  elseif kind == "tool" then
+    local mark = "⋯"
+    if block.result ~= nil then
+      mark = block.is_error and "✗" or "✓"
+    end
+    local lines = {
+      ("%s %s  %s"):format(mark, block.name, model_mod.tool_summary(block.name, block.input)),
+    }
+    if block.result ~= nil then
+      local result = split(block.result)
+      local n = #result
+      for i = 1, math.min(n, MAX_RESULT_LINES) do
+        lines[#lines + 1] = TOOL_PREFIX .. result[i]
+      end
+      if n > MAX_RESULT_LINES then
+        lines[#lines + 1] = TOOL_PREFIX .. ("… %d more lines"):format(n - MAX_RESULT_LINES)
+      end
+    end
+    return lines, block.is_error and "ClaudeBridgeError" or "ClaudeBridgeTool", 0
+  elseif kind == "done" then
+    local parts = {}
+    if block.interrupted then
+      parts[#parts + 1] = "interrupted"
+    elseif block.is_error then
+      parts[#parts + 1] = "failed"
+    else
+      parts[#parts + 1] = "done"
+    end
+    parts[#parts + 1] = fmt_cost(block.cost)
+    if block.duration then
+      parts[#parts + 1] = ("%.1f s"):format(block.duration / 1000)
+    end
+    if block.context and block.context.percentage then
+      parts[#parts + 1] = ("context %s%% (%s/%s)"):format(
+        tostring(block.context.percentage),
+        fmt_tokens(block.context.total),
+        fmt_tokens(block.context.max)
+      )
+    end
+    return { "─── " .. table.concat(parts, " · ") .. " ───" }, "ClaudeBridgeDone", 0
+  elseif kind == "error" then
+    local lines = split("✗ Error: " .. block.text)
+    return lines, "ClaudeBridgeError", 0
+  else
+    return split("ℹ " .. block.text), "ClaudeBridgeInfo", 0
+  end
+end
+
+local function streaming_prefix(block)
+  if block.kind == "text" then
+    return ""
+  elseif block.kind == "thinking" then
+    return THINK_PREFIX
+  end
+end
+
+--- Append `suffix` (streamed text) at the end of the buffer, continuing its last line.
+local function append_text(buf, suffix, prefix)
+  local last = api.nvim_buf_line_count(buf) - 1
+  local last_line = api.nvim_buf_get_lines(buf, last, last + 1, false)[1] or ""
+  local pieces = split(suffix)
+  for i = 2, #pieces do
+    pieces[i] = prefix .. pieces[i]
+  end
+  api.nvim_buf_set_text(buf, last, #last_line, last, #last_line, pieces)
+end
+
+--- Draw what changed in the chat's model since the last draw.
+function M.render(chat)
+  local buf = chat.buf
+  local m = chat.model
+  local dirty = m.dirty
+  if not dirty or not (buf and api.nvim_buf_is_valid(buf)) then
+    return
+  end
+  m.dirty = nil
+  local drawn = chat.drawn -- per block: {start=row, count=n, text=string?}
+  local blocks = m.blocks
+  local wins = vim.fn.win_findbuf(buf)
+  local follow = {}
+  local old_count = api.nvim_buf_line_count(buf)
+  for _, w in ipairs(wins) do
+    follow[w] = api.nvim_win_get_cursor(w)[1] >= old_count
+  end
+
+  vim.bo[buf].modifiable = true
+  local block = blocks[dirty]
+  local d = drawn[dirty]
+  local prefix = block and streaming_prefix(block)
+  if
+    dirty == #blocks
+    and #drawn == #blocks
+    and d
+    and d.text
+    and prefix
+    and not block.done
+    and not d.done
+  then
+    -- Streaming: only text was added at the end of the last block.
+    local text = model_mod.text(block)
+    local old = d.text
+    if #text >= #old and text:sub(1, #old) == old then
+      if #text > #old then
+        append_text(buf, text:sub(#old + 1), prefix)
+        d.text = text
+        d.count = api.nvim_buf_line_count(buf) - d.start
+      end
+      vim.bo[buf].modifiable = false
+      M._follow(wins, follow, buf)
+      return
+    end
+  end
+
+  local start = 0
+  if drawn[dirty] then
+    start = drawn[dirty].start
+  elseif dirty > 1 and drawn[dirty - 1] then
+    start = drawn[dirty - 1].start + drawn[dirty - 1].count
+  end
+  local lines = {}
+  local highlights = {}
+  local row = start
+  for i = dirty, #blocks do
+    local b = blocks[i]
+    local blines, hl = block_lines(b)
+    if i > 1 then
+      table.insert(blines, 1, "")
+    end
+    if hl then
+      highlights[#highlights + 1] = { row + (i > 1 and 1 or 0), hl }
+    end
+    drawn[i] = {
+      start = row,
+      count = #blines,
+      text = streaming_prefix(b) and model_mod.text(b) or nil,
+      done = b.done,
+    }
+    vim.list_extend(lines, blines)
+    row = row + #blines
+  end
+  for i = #blocks + 1, #drawn do
+    drawn[i] = nil
+  end
+  api.nvim_buf_clear_namespace(buf, ns, start, -1)
+  if start == 0 and #lines == 0 then
+    lines = { "" }
+  end
+  api.nvim_buf_set_lines(buf, start, -1, false, lines)
+  for _, h in ipairs(highlights) do
+    api.nvim_buf_set_extmark(buf, ns, h[1], 0, { line_hl_group = h[2], priority = 90 })
+  end
+  vim.bo[buf].modifiable = false
+  M._follow(wins, follow, buf)
+end
+
+function M._follow(wins, follow, buf)
+  local count = api.nvim_buf_line_count(buf)
+  for _, w in ipairs(wins) do
+    if follow[w] and api.nvim_win_is_valid(w) then
+      api.nvim_win_set_cursor(w, { count, 0 })
+    end
+  end
+end
+
+--- Draw soon: events of the next BATCH_MS are drawn together.
+function M.schedule(chat)
+  if chat.render_timer then
+    return
+  end
+  local now = uv.now()
+  local wait = math.max(0, (chat.last_render or 0) + BATCH_MS - now)
+  chat.render_timer = true
+  vim.defer_fn(function()
+    chat.render_timer = nil
+    chat.last_render = uv.now()
+    local ok, err = pcall(M.render, chat)
+    if not ok then
+      vim.notify("claude_bridge: drawing failed: " .. tostring(err), vim.log.levels.ERROR)
+    end
+  end, wait)
+end
+
+--- Draw everything now (tests and commands that need the buffer current).
+function M.flush(chat)
+  M.render(chat)
+end
+
+--- Fold tool results and thinking (their lines carry a prefix).
+function M.foldexpr(lnum)
+  local line = vim.fn.getline(lnum or vim.v.lnum)
+  if line:sub(1, #TOOL_PREFIX) == TOOL_PREFIX or line:sub(1, #THINK_PREFIX) == THINK_PREFIX then
+    return "1"
+  end
+  return "0"
+end
+
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart + 1
+  local first = vim.fn.getline(vim.v.foldstart)
+  local what = first:sub(1, #THINK_PREFIX) == THINK_PREFIX and "thinking" or "result"
+  return ("    ▸ %s: %d line%s (za to open)"):format(what, n, n == 1 and "" or "s")
+end
+
+-- Buffers ------------------------------------------------------------------
+
+local function scratch(name, filetype)
+  local buf = api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  pcall(api.nvim_buf_set_name, buf, name)
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+--- Create the chat's two buffers (transcript and prompt).
+function M.create_buffers(chat, n)
+  chat.drawn = {}
+  chat.buf = scratch(("claude://chat/%d"):format(n), "claude_bridge")
+  vim.bo[chat.buf].modifiable = false
+  vim.bo[chat.buf].undolevels = -1
+  if pcall(vim.treesitter.language.add, "markdown") then
+    pcall(vim.treesitter.start, chat.buf, "markdown")
+  else
+    vim.bo[chat.buf].syntax = "markdown"
+  end
+  chat.prompt_buf = scratch(("claude://prompt/%d"):format(n), "markdown")
+  vim.b[chat.prompt_buf].claude_bridge_prompt = true
+  M.update_prompt_hint(chat)
+end
+
+--- The virtual header above the prompt: keys, and the context waiting to be sent.
+function M.update_prompt_hint(chat)
+  local buf = chat.prompt_buf
+  if not (buf and api.nvim_buf_is_valid(buf)) then
+    return
+  end
+  api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  local keys = config.options.keymaps
+  local lines = {}
+  for _, c in ipairs(chat.contexts or {}) do
+    lines[#lines + 1] = { { "📎 " .. c.label, "ClaudeBridgeContext" } }
+  end
+  local hint = ("── %s send · %s interrupt ──"):format(keys.send or "", keys.interrupt or "")
+  lines[#lines + 1] = { { hint, "ClaudeBridgeDone" } }
+  api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_lines = lines, virt_lines_above = true })
+end
+
+-- Windows ------------------------------------------------------------------
+
+local function set_chat_win_options(win)
+  local wo = vim.wo[win]
+  wo.wrap = true
+  wo.linebreak = true
+  wo.number = false
+  wo.relativenumber = false
+  wo.signcolumn = "no"
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'claude_bridge.view'.foldexpr()"
+  wo.foldtext = "v:lua.require'claude_bridge.view'.foldtext()"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.winfixwidth = true
+end
+
+local function set_prompt_win_options(win)
+  local wo = vim.wo[win]
+  wo.wrap = true
+  wo.number = false
+  wo.relativenumber = false
+  wo.signcolumn = "no"
+  wo.winfixheight = true
+end
+
+--- Is the chat shown? Returns its transcript window.
+function M.visible(chat)
+  if chat.win and api.nvim_win_is_valid(chat.win) and api.nvim_win_get_buf(chat.win) == chat.buf then
+    return chat.win
+  end
+end
+
+--- Show the chat (transcript above, prompt below) and put the cursor in the prompt.
+function M.open(chat)
+  local opts = config.options
+  if M.visible(chat) then
+    if chat.prompt_win and api.nvim_win_is_valid(chat.prompt_win) then
+      api.nvim_set_current_win(chat.prompt_win)
+    else
+      api.nvim_set_current_win(chat.win)
+    end
+    return
+  end
+  local layout = opts.layout
+  local prompt_height = opts.prompt_height
+  if layout == "float" then
+    local cols, rows = vim.o.columns, vim.o.lines
+    local width = math.floor(cols * opts.float.width)
+    local height = math.floor(rows * opts.float.height)
+    local col = math.floor((cols - width) / 2)
+    local row = math.floor((rows - height) / 2) - 1
+    chat.win = api.nvim_open_win(chat.buf, true, {
+      relative = "editor",
+      width = width,
+      height = height - prompt_height - 2,
+      col = col,
+      row = row,
+      border = opts.float.border,
+      title = " Claude ",
+      title_pos = "center",
+    })
+    chat.prompt_win = api.nvim_open_win(chat.prompt_buf, true, {
+      relative = "editor",
+      width = width,
+      height = prompt_height,
+      col = col,
+      row = row + height - prompt_height,
+      border = opts.float.border,
+      title = " Prompt ",
+      title_pos = "left",
+    })
+  else
+    if layout == "tab" then
+      vim.cmd("tabnew")
+      chat.win = api.nvim_get_current_win()
+      api.nvim_win_set_buf(chat.win, chat.buf)
+    elseif layout == "horizontal" then
+      vim.cmd(("botright %dsplit"):format(opts.height))
+      chat.win = api.nvim_get_current_win()
+      api.nvim_win_set_buf(chat.win, chat.buf)
+    else
+      local width = opts.width
+      if width < 1 then
+        width = math.floor(vim.o.columns * width)
+      end
+      vim.cmd(("botright %dvsplit"):format(width))
+      chat.win = api.nvim_get_current_win()
+      api.nvim_win_set_buf(chat.win, chat.buf)
+    end
+    vim.cmd(("belowright %dsplit"):format(prompt_height))
+    chat.prompt_win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(chat.prompt_win, chat.prompt_buf)
+  end
+  set_chat_win_options(chat.win)
+  set_prompt_win_options(chat.prompt_win)
+  api.nvim_win_set_cursor(chat.win, { api.nvim_buf_line_count(chat.buf), 0 })
+  api.nvim_set_current_win(chat.prompt_win)
+end
+
+--- Hide the chat's windows (the session lives on).
+function M.hide(chat)
+  for _, w in ipairs({ chat.prompt_win, chat.win }) do
+    if w and api.nvim_win_is_valid(w) and #api.nvim_list_wins() > 1 then
+      pcall(api.nvim_win_close, w, true)
+    end
+  end
+end
+
+--- The prompt's text, and clear it.
+function M.take_prompt(chat)
+  local buf = chat.prompt_buf
+  local text = table.concat(api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  api.nvim_buf_set_lines(buf, 0, -1, false, { "" })
+  return vim.trim(text)
+end
+
+return M
