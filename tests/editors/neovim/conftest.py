@@ -64,7 +64,8 @@ class Editor:
                 return value
             if time.monotonic() > deadline:
                 raise AssertionError(
-                    f"timed out waiting for {what or condition}; chat:\n{self.chat_text()}"
+                    f"timed out waiting for {what or condition}; chat:\n{self.chat_text()}\n"
+                    f"messages:\n{self.messages()}\nstatus: {self.status()}"
                 )
             time.sleep(0.05)
 
@@ -105,6 +106,24 @@ class Editor:
 
     def wait_turns(self, n: int) -> None:
         self.wait("(vim.g.claude_test_turns_done or 0) >= ...", n, what=f"{n} turns to end")
+
+    def status(self) -> Any:
+        """The bridge's session/status of the current chat's session (for diagnostics)."""
+        self.lua(
+            """
+            vim.g.claude_test_status = vim.NIL
+            local c = require('claude_bridge').current()
+            if c and c.client and c.model.session_id then
+              c.client:request('session/status', { sessionId = c.model.session_id },
+                function(err, r) vim.g.claude_test_status = err or r end)
+            end
+            """
+        )
+        time.sleep(0.5)
+        return self.lua("return vim.g.claude_test_status")
+
+    def messages(self) -> str:
+        return str(self.nvim.command_output("messages"))
 
     def session_pid(self) -> int:
         return int(self.lua("return require('claude_bridge')._state.by_cwd[vim.fn.getcwd()].model.pid"))

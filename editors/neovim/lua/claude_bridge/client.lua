@@ -42,8 +42,9 @@ function M.new(opts)
   self.pending = {} ---@type table<integer, fun(err: table?, result: any)>
   self.queued = {} ---@type string[] messages written once initialize is answered
   self.chunks = {} ---@type string[] raw stdout not yet split into lines
-  self.lines = {} ---@type string[] complete lines not yet handled
-  self.line_pos = 1
+  self.lines = {} ---@type table<integer, string> complete lines not yet handled (a queue)
+  self.line_pos = 1 -- the next line to handle
+  self.line_end = 0 -- the last line queued
   self.drain_scheduled = false
   self.stderr_tail = ""
   return self
@@ -62,6 +63,7 @@ end
 
 --- Split what arrived into lines and handle them, for at most SLICE_NS.
 function Client:_drain()
+  local lines = self.lines
   if #self.chunks > 0 then
     local data = table.concat(self.chunks)
     self.chunks = {}
@@ -71,7 +73,8 @@ function Client:_drain()
       if not nl then
         break
       end
-      self.lines[#self.lines + 1] = data:sub(start, nl - 1)
+      self.line_end = self.line_end + 1
+      lines[self.line_end] = data:sub(start, nl - 1)
       start = nl + 1
     end
     if start <= #data then
@@ -79,21 +82,18 @@ function Client:_drain()
     end
   end
   local deadline = uv.hrtime() + SLICE_NS
-  local lines = self.lines
-  while self.line_pos <= #lines do
+  while self.line_pos <= self.line_end do
     local line = lines[self.line_pos]
     lines[self.line_pos] = nil
     self.line_pos = self.line_pos + 1
     if line ~= "" and line ~= "\r" then
       self:_handle_line(line)
     end
-    if uv.hrtime() > deadline and self.line_pos <= #lines then
+    if self.line_pos <= self.line_end and uv.hrtime() > deadline then
       self:_schedule_drain()
       return
     end
   end
-  self.lines = {}
-  self.line_pos = 1
   if self.exit_info and #self.chunks == 0 then
     self:_finish_exit()
   end

@@ -194,7 +194,7 @@ function on_exit(c, info)
     tail ~= "" and (" " .. tail:sub(-500)) or ""
   )
   for _, chat in ipairs(state.chats) do
-    if chat.client == c and chat.model.state ~= "exited" then
+    if chat.client == c and not chat.model.ended then
       chat.model:exited(msg)
       redraw(chat)
       fire("ClaudeBridgeExited", { session_id = chat.model.session_id, reason = "bridge", code = info.code })
@@ -236,7 +236,7 @@ end
 --- Start the chat's session (if it has none, or it ended); `cb(ok)` once it is ready.
 local function ensure_session(chat, cb, extra)
   local m = chat.model
-  if m.session_id and m.state ~= "exited" and chat.client and chat.client:is_alive() then
+  if m.session_id and not m.ended and chat.client and chat.client:is_alive() then
     return cb(true)
   end
   chat.waiting[#chat.waiting + 1] = cb
@@ -247,7 +247,6 @@ local function ensure_session(chat, cb, extra)
   local c = M.client()
   chat.client = c
   if m.state == "exited" then
-    -- A fresh process: the conversation continues when the CLI can resume it.
     m.state = "starting"
   end
   local params = M._create_params(chat.cwd)
@@ -336,7 +335,7 @@ function M.send(text)
     prompt = context_prefix(contexts) .. "\n\n" .. text
   end
   local m = chat.model
-  local live = m.state == "running"
+  local live = m.state == "running" and not m.ended
   m:user(text, live)
   m.blocks[#m.blocks].context = contexts
   redraw(chat)
@@ -362,7 +361,7 @@ function M.send(text)
       local done = m:turn_done(result, err)
       redraw(chat)
       fire("ClaudeBridgeTurnDone", { session_id = sid, result = result, error = err })
-      if done and chat.client and chat.client:is_alive() and m.state ~= "exited" then
+      if done and chat.client and chat.client:is_alive() and not m.ended then
         chat.client:request("session/getContextUsage", { sessionId = sid }, function(cerr, usage)
           if not cerr and usage then
             m:context_usage(done, usage.usage)
@@ -376,7 +375,7 @@ end
 
 local function with_session(fn)
   local chat = M.current()
-  if not (chat and chat.model.session_id and chat.model.state ~= "exited" and chat.client) then
+  if not (chat and chat.model.session_id and not chat.model.ended and chat.client) then
     notify("no running chat here (:ClaudeChat starts one)", vim.log.levels.WARN)
     return
   end
@@ -541,7 +540,7 @@ end
 
 function M._close_chat(chat)
   local m = chat.model
-  if m.session_id and chat.client and chat.client:is_alive() and m.state ~= "exited" then
+  if m.session_id and chat.client and chat.client:is_alive() and not m.ended then
     chat.client:request("session/close", { sessionId = m.session_id }, function() end)
   end
   m.state = "exited"

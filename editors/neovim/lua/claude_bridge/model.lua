@@ -27,6 +27,7 @@ function M.new(fields)
     mode = nil,
     models = {},
     state = "starting", -- starting | idle | running | exited
+    ended = false, -- the session's process is gone (a new one is needed)
     total_cost = 0,
     turn_start_cost = 0,
     context = nil, -- last getContextUsage percentage
@@ -74,12 +75,14 @@ function M.text(block)
 end
 
 --- The block that streaming text of `kind` goes to: the last block if it is an open one of that kind.
+--- (A live message shown meanwhile does not split the reply it arrived during.)
 function Model:_open(kind, index)
-  local last = self.blocks[#self.blocks]
-  if last and last.kind == kind and not last.done and last.index == index then
-    return last
+  local open = self.streaming
+  if open and open.kind == kind and not open.done and open.index == index then
+    return open
   end
-  return self:add({ kind = kind, parts = {}, index = index, done = false })
+  self.streaming = self:add({ kind = kind, parts = {}, index = index, done = false })
+  return self.streaming
 end
 
 --- Apply the bridge's session info (the `session/create` result).
@@ -91,6 +94,7 @@ function Model:created(result)
   self.mode = result.permissionMode or self.mode
   self.models = result.models or {}
   self.state = "idle"
+  self.ended = false
   self.warm = result.warm
 end
 
@@ -142,10 +146,10 @@ end
 
 --- A complete block: it replaces what streamed for it (the same text, unless deltas were lost).
 local function complete(self, kind, text, ev)
-  local last = self.blocks[#self.blocks]
+  local open = self.streaming
   local block
-  if last and last.kind == kind and not last.done then
-    block = last
+  if open and open.kind == kind and not open.done then
+    block = open
   else
     block = self:add({ kind = kind, parts = {}, index = ev.index })
   end
@@ -170,9 +174,9 @@ end
 
 function handlers.toolUse(self, ev)
   -- Streaming text before the call is complete by now.
-  local last = self.blocks[#self.blocks]
-  if last and (last.kind == "text" or last.kind == "thinking") then
-    last.done = true
+  if self.streaming then
+    self.streaming.done = true
+    self:_changed(self.streaming)
   end
   local block = self:add({
     kind = "tool",
@@ -242,7 +246,7 @@ function Model:turn_done(result, err)
       b.done = true
     end
   end
-  if self.state ~= "exited" then
+  if not self.ended then
     self.state = "idle"
   end
   if err then
@@ -286,6 +290,7 @@ end
 
 function Model:exited(message)
   self.state = "exited"
+  self.ended = true
   for _, b in ipairs(self.blocks) do
     if (b.kind == "text" or b.kind == "thinking") and not b.done then
       b.done = true
@@ -299,6 +304,13 @@ end
 --- A one-line summary of a tool call's input.
 function M.tool_summary(name, input)
   input = input or {}
+  if type(input.questions) == "table" then
+    local qs = {}
+    for _, q in ipairs(input.questions) do
+      qs[#qs + 1] = q.question
+    end
+    input = { description = table.concat(qs, " / ") }
+  end
   local s = input.command
     or input.file_path
     or input.path

@@ -165,12 +165,12 @@ local function ask_questions(params, done)
       end,
     }, function(choice)
       if not choice then
-        return done({ behavior = "deny", message = "The user did not answer." })
+        return done(nil) -- dismissed: the question stays open (:ClaudePermissions)
       end
       if choice.other then
         vim.ui.input({ prompt = (q.question or "Answer") .. " " }, function(text)
           if not text then
-            return done({ behavior = "deny", message = "The user did not answer." })
+            return done(nil)
           end
           answers[q.question] = text
           next_question()
