@@ -132,7 +132,8 @@ class Editor:
         return int(self.lua("return require('claude_bridge')._state.client.pid"))
 
     def answer_selects(self, *choices: str) -> None:
-        """Replace vim.ui.select: answer each prompt with the item starting with the next choice.
+        """Replace vim.ui.select: answer each prompt with the item starting with the next choice
+        (``"#n"``: the n-th item; no choice left, or no match: dismiss the prompt).
 
         Every prompt and its items are recorded in ``vim.g.claude_test_selects``; the
         diff tabs open at that moment in ``vim.g.claude_test_diffs``.
@@ -163,6 +164,10 @@ class Editor:
               vim.g.claude_test_diffs = diffs
               local want = table.remove(choices, 1)
               vim.schedule(function()
+                local index = want and tonumber(want:match('^#(%d+)$'))
+                if index then
+                  return on_choice(items[index], index)
+                end
                 for i, label in ipairs(labels) do
                   if want and vim.startswith(label, want) then
                     return on_choice(items[i], i)

@@ -21,6 +21,7 @@ local state = {
   by_cwd = {}, -- cwd -> the chat :ClaudeChat opens there
   counter = 0,
   server_requests = {}, -- bridge request id -> permission requestId
+  early_events = {}, -- sessionId -> events that came before its session/create answer
   setup_done = false,
 }
 M._state = state
@@ -28,7 +29,10 @@ M._state = state
 local MODES = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto" }
 
 local function fire(event, data)
-  api.nvim_exec_autocmds("User", { pattern = event, modeline = false, data = data })
+  local ok, err = pcall(api.nvim_exec_autocmds, "User", { pattern = event, modeline = false, data = data })
+  if not ok then
+    vim.notify(("claude_bridge: a User %s autocommand failed: %s"):format(event, err), vim.log.levels.WARN)
+  end
 end
 
 local function notify(msg, level)
@@ -104,6 +108,11 @@ function on_notification(c, method, params)
     if chat then
       chat.model:event(params)
       redraw(chat)
+    else
+      -- A session being created (a resume replays its past before the answer).
+      local early = state.early_events[params.sessionId] or {}
+      early[#early + 1] = params
+      state.early_events[params.sessionId] = early
     end
   elseif method == "session/exited" then
     local chat = state.by_session[params.sessionId]
@@ -273,6 +282,10 @@ local function ensure_session(chat, cb, extra)
     m:created(result)
     chat.create_ms = (vim.uv.hrtime() - started) / 1e6
     state.by_session[result.sessionId] = chat
+    for _, early in ipairs(state.early_events[result.sessionId] or {}) do
+      m:event(early)
+    end
+    state.early_events[result.sessionId] = nil
     redraw(chat)
     for _, w in ipairs(waiting) do
       w(true)
