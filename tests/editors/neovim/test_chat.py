@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import pytest
 
-from .conftest import Editor
+from bridge.testing.fake_api import FakeMessagesAPI, last_user_text
+
+from .conftest import PLUGIN, Editor
 
 pytestmark = pytest.mark.neovim
 
@@ -21,3 +25,50 @@ def test_a_turn_streams_into_the_chat_buffer_with_the_exact_text(
     assert "Echo: hello from neovim" in lines
     assert lines.index("## You") < lines.index("hello from neovim") < lines.index("## Claude")
     assert lines.index("## Claude") < lines.index("Echo: hello from neovim")
+
+
+def test_claude_add_sends_the_selection_with_its_file_and_lines_as_context(
+    start_nvim: Callable[..., Editor],
+    editor_env: Mapping[str, str],
+    fake_api: FakeMessagesAPI,
+    project_dir: Path,
+) -> None:
+    (project_dir / "calc.py").write_text("def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n")
+    editor = start_nvim(editor_env)
+    editor.nvim.command("edit calc.py")
+    editor.nvim.command("1,2ClaudeAdd")
+    editor.start_chat()
+    editor.send_and_wait("explain this")
+    prompt = last_user_text(fake_api.messages_requests()[-1].body)
+    assert prompt == "calc.py:1-2:\n```python\ndef add(a, b):\n    return a + b\n```\n\nexplain this"
+    assert "📎 calc.py:1-2" in editor.chat_text().split("\n")
+
+
+def test_checkhealth_reports_neovim_the_bridge_and_the_cli(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    editor = start_nvim(editor_env)
+    editor.nvim.command("checkhealth claude_bridge")
+    report = "\n".join(editor.nvim.current.buffer[:])
+    assert "Neovim 0.12" in report
+    assert "claude-bridge 0.1.0" in report
+    assert "cli version   2.1.332" in report
+    assert "the CLI starts and answers a session handshake" in report
+    assert "ERROR" not in report
+
+
+def test_the_help_file_has_valid_tags_for_every_command(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], tmp_path: Path
+) -> None:
+    doc = tmp_path / "doc"
+    shutil.copytree(PLUGIN / "doc", doc)
+    editor = start_nvim(editor_env)
+    editor.nvim.command(f"helptags {doc}")
+    tags = (doc / "tags").read_text()
+    commands = editor.lua(
+        "return vim.tbl_filter(function(n) return n:match('^Claude') end,"
+        " vim.tbl_keys(vim.api.nvim_get_commands({})))"
+    )
+    assert len(commands) >= 10
+    for command in commands:
+        assert f":{command}\t" in tags
