@@ -108,6 +108,13 @@ function on_notification(c, method, params)
     if chat then
       chat.model:event(params)
       redraw(chat)
+      local ev = params.event
+      if ev and ev.type == "toolResult" and not ev.isError and not params.replay then
+        -- A tool may have changed files that are open: reload them.
+        vim.schedule(function()
+          pcall(vim.cmd, "checktime")
+        end)
+      end
     else
       -- A session being created (a resume replays its past before the answer).
       local early = state.early_events[params.sessionId] or {}
@@ -151,6 +158,7 @@ local function respond_permission(chat, params, decision)
     return
   end
   chat.model.permissions[params.requestId] = nil
+  redraw(chat)
   c:request("session/respondPermission", {
     sessionId = params.sessionId,
     requestId = params.requestId,
@@ -174,6 +182,7 @@ function on_request(c, method, params, respond, id)
   -- Never block the bridge on the user: defer now, answer with respondPermission.
   respond({ behavior = "defer" })
   chat.model.permissions[params.requestId] = params
+  redraw(chat)
   fire("ClaudeBridgePermission", params)
   permission.ask(params, function(decision)
     respond_permission(chat, params, decision)

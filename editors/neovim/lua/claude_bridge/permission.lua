@@ -198,6 +198,7 @@ local function ask_tool(params, done)
   if params.suggestions and #params.suggestions > 0 then
     items[#items + 1] = "Always allow: " .. rule_label(params.suggestions)
   end
+  vim.cmd("redraw") -- show the diff before a blocking picker takes the screen
   local prompt = ("Claude wants to use %s: %s"):format(params.displayName or tool, summary)
   if params.description and params.description ~= "" and params.description ~= summary then
     prompt = prompt .. " (" .. params.description .. ")"

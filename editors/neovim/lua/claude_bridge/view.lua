@@ -154,6 +154,12 @@ end
 function M.render(chat)
   local buf = chat.buf
   local m = chat.model
+  local bar = M.chat_winbar(chat)
+  if chat.bar ~= bar then
+    chat.bar = bar
+    M.update_prompt_hint(chat)
+    vim.cmd("redrawstatus!")
+  end
   local dirty = m.dirty
   if not dirty or not (buf and api.nvim_buf_is_valid(buf)) then
     return
@@ -314,21 +320,41 @@ function M.create_buffers(chat, n)
   M.update_prompt_hint(chat)
 end
 
---- The virtual header above the prompt: keys, and the context waiting to be sent.
-function M.update_prompt_hint(chat)
-  local buf = chat.prompt_buf
-  if not (buf and api.nvim_buf_is_valid(buf)) then
-    return
-  end
-  api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+--- The prompt window's bar: its keys, and the context waiting to be sent.
+function M.prompt_winbar(chat)
   local keys = config.options.keymaps
-  local lines = {}
+  local parts = { ("%%#ClaudeBridgeDone#Prompt · %s send · %s interrupt"):format(keys.send or "", keys.interrupt or "") }
   for _, c in ipairs(chat.contexts or {}) do
-    lines[#lines + 1] = { { "📎 " .. c.label, "ClaudeBridgeContext" } }
+    parts[#parts + 1] = "%#ClaudeBridgeContext#📎 " .. c.label:gsub("%%", "%%%%")
   end
-  local hint = ("── %s send · %s interrupt ──"):format(keys.send or "", keys.interrupt or "")
-  lines[#lines + 1] = { { hint, "ClaudeBridgeDone" } }
-  api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_lines = lines, virt_lines_above = true })
+  return table.concat(parts, "  ")
+end
+
+--- The transcript window's bar: model, permission mode, state and cost.
+function M.chat_winbar(chat)
+  local m = chat.model
+  local st = m.state
+  if st == "running" and next(m.permissions) then
+    st = "waiting for your answer"
+  end
+  local ctx = m.context and m.context.percentage and (" · context " .. m.context.percentage .. "%%") or ""
+  return ("%%#ClaudeBridgeUser#Claude%%* · %s · %s · %s · $%.4f%s"):format(
+    (tostring(m.model or "default"):gsub("%%", "%%%%")),
+    m.mode or "default",
+    st,
+    m.total_cost or 0,
+    ctx
+  )
+end
+
+--- Refresh the bars (after a state change, a new context, ...).
+function M.update_prompt_hint(chat)
+  if chat.prompt_win and api.nvim_win_is_valid(chat.prompt_win) then
+    vim.wo[chat.prompt_win].winbar = M.prompt_winbar(chat)
+  end
+  if chat.win and api.nvim_win_is_valid(chat.win) then
+    vim.wo[chat.win].winbar = M.chat_winbar(chat)
+  end
 end
 
 -- Windows ------------------------------------------------------------------
@@ -346,6 +372,7 @@ local function set_chat_win_options(win)
   wo.foldlevel = 0
   wo.foldenable = true
   wo.winfixwidth = true
+  wo.fillchars = "fold: "
 end
 
 local function set_prompt_win_options(win)
@@ -427,6 +454,7 @@ function M.open(chat)
   end
   set_chat_win_options(chat.win)
   set_prompt_win_options(chat.prompt_win)
+  M.update_prompt_hint(chat)
   api.nvim_win_set_cursor(chat.win, { api.nvim_buf_line_count(chat.buf), 0 })
   api.nvim_set_current_win(chat.prompt_win)
 end
