@@ -18,9 +18,11 @@ Run: ``python bench/neovim_firehose.py [--deltas 20000] [--reps 3]``.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import time
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -69,24 +71,21 @@ end
 """
 
 FIRST_TEXT = """
--- Record when "Echo:" first appears in any chat buffer.
-local started = ...
+-- Record when the reply's first character is drawn into the chat buffer.
 _G.bench = _G.bench or {}
 _G.bench.t0 = vim.uv.hrtime()
-vim.api.nvim_create_autocmd('BufNew', { callback = function(a)
-  if not vim.api.nvim_buf_get_name(a.buf):match('^claude://chat/') then return end
-  vim.schedule(function()
-    vim.api.nvim_buf_attach(a.buf, false, { on_lines = function(_, buf, _, first, _, last)
-      if _G.bench.first_text then return true end
-      for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, first, last, false)) do
-        if l:find('Echo:', 1, true) then
-          _G.bench.first_text = (vim.uv.hrtime() - _G.bench.t0) / 1e6
-          return true
-        end
+local view = require('claude_bridge.view')
+local render = view.render
+view.render = function(chat)
+  render(chat)
+  if not _G.bench.first_text then
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, -3, -1, false)) do
+      if l:find('Echo:', 1, true) then
+        _G.bench.first_text = (vim.uv.hrtime() - _G.bench.t0) / 1e6
       end
-    end })
-  end)
-end })
+    end
+  end
+end
 """
 
 
@@ -136,23 +135,57 @@ def wait_lua(nvim: pynvim.Nvim, expr: str, timeout: float = 120.0) -> Any:
         time.sleep(0.02)
 
 
-def firehose(env: dict[str, str], project: Path, cli: Path, deltas: int, batched: bool) -> dict[str, Any]:
-    nvim = start_nvim(env, project, {"warm_pool": 0, "session": {"claudePath": str(cli)}})
+def paced_text(deltas: int) -> str:
+    """``deltas`` characters of Markdown-like text in lines of 80."""
+    line = "".join(chr(ord("a") + i % 26) for i in range(79)) + "\n"
+    return (line * (deltas // 80 + 1))[:deltas]
+
+
+def enqueue(env: Mapping[str, str], script: list[dict[str, Any]]) -> None:
+    request = urllib.request.Request(
+        env["ANTHROPIC_BASE_URL"].rstrip("/") + "/_fake/enqueue",
+        data=json.dumps(script).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        reply.read()
+
+
+def firehose(
+    env: dict[str, str],
+    project: Path,
+    cli: Path | None,
+    deltas: int,
+    batched: bool,
+    paced: float | None = None,
+) -> dict[str, Any]:
+    """FLOOD on the fake CLI (``cli``), or with ``paced`` a real-CLI reply of ``deltas``
+    one-character deltas ``paced`` seconds apart."""
+    session = {"claudePath": str(cli)} if cli else {}
+    nvim = start_nvim(env, project, {"warm_pool": 0, "session": session})
     try:
         nvim.command("ClaudeChat")
         wait_lua(nvim, "require('claude_bridge').current().model.state == 'idle'")
         if not batched:
             nvim.exec_lua(
-                "local v = require('claude_bridge.view') v.schedule = function(chat) v.render(chat) end"
+                "local v = require('claude_bridge.view')"
+                " v.schedule = function(chat) v.render(chat) end"
             )
         nvim.exec_lua(PROBE)
         nvim.exec_lua(COUNT_DELTAS)
         began = time.perf_counter()
         nvim.exec_lua(
-            "vim.api.nvim_create_autocmd('User', { pattern = 'ClaudeBridgeTurnDone', once = true,"
-            " callback = function(a) _G.bench.done = true _G.bench.result = a.data.result.text end })"
+            "vim.api.nvim_create_autocmd('User', { pattern = 'ClaudeBridgeTurnDone',"
+            " once = true, callback = function(a)"
+            " _G.bench.done = true _G.bench.result = a.data.result.text end })"
         )
-        nvim.exec_lua("require('claude_bridge').send(...)", f"FLOOD {deltas}")
+        if paced is None:
+            expected = "".join(f"w{i} " for i in range(deltas))
+            nvim.exec_lua("require('claude_bridge').send(...)", f"FLOOD {deltas}")
+        else:
+            expected = paced_text(deltas)
+            enqueue(env, [{"text": expected, "chunkSize": 1, "delay": paced}])
+            nvim.exec_lua("require('claude_bridge').send(...)", "stream it")
         wait_lua(nvim, "_G.bench.done", timeout=300)
         wall = time.perf_counter() - began
         nvim.exec_lua("require('claude_bridge.view').flush(require('claude_bridge').current())")
@@ -161,13 +194,12 @@ def firehose(env: dict[str, str], project: Path, cli: Path, deltas: int, batched
         got = nvim.exec_lua(
             "local c = require('claude_bridge').current()"
             " for _, b in ipairs(c.model.blocks) do if b.kind == 'text' then"
-            " local r = c.drawn[_] return table.concat(vim.api.nvim_buf_get_lines(c.buf, r.start + 1,"
-            " r.start + r.count, false), '\\n') end end"
+            " local r = c.drawn[_] return table.concat(vim.api.nvim_buf_get_lines(c.buf,"
+            " r.start + 1, r.start + r.count, false), '\\n') end end"
         )
         received = nvim.exec_lua("return _G.bench.deltas")
     finally:
         quit_nvim(nvim)
-    expected = "".join(f"w{i} " for i in range(deltas))
     late_sorted = sorted(late) or [0.0]
     return {
         "exact": got == expected and result == expected,
@@ -219,13 +251,22 @@ def main() -> None:
         with real_cli_offline(tmp) as (_real, env):
             runs = [firehose(env, project, cli, args.deltas, True) for _ in range(args.reps)]
             naive = firehose(env, project, cli, args.deltas, False)
+            paced = firehose(env, project, None, args.deltas, True, paced=0.0005)
             idle = idle_noise(env, project, max(1.0, median([r["wall"] for r in runs])))
             print_table(
-                f"Firehose: {args.deltas:,} text deltas into the chat buffer (median of {args.reps})",
-                ["drawing", "exact text", "worst timer delay", "p99 delay", "stream wall", "deltas received"],
+                f"Firehose: {args.deltas:,} text deltas into the chat buffer"
+                f" (median of {args.reps})",
+                [
+                    "drawing",
+                    "exact text",
+                    "worst timer delay",
+                    "p99 delay",
+                    "stream wall",
+                    "deltas received",
+                ],
                 [
                     [
-                        "batched (the plugin)",
+                        "batched (the plugin), FLOOD",
                         "yes" if all(r["exact"] for r in runs) else "NO",
                         f"{median([r['worst'] for r in runs]):.1f} ms",
                         f"{median([r['p99'] for r in runs]):.1f} ms",
@@ -233,15 +274,33 @@ def main() -> None:
                         f"{median([r['received'] for r in runs]):,.0f}",
                     ],
                     [
-                        "per event (baseline)",
+                        "per event (baseline), FLOOD",
                         "yes" if naive["exact"] else "NO",
                         f"{naive['worst']:.1f} ms",
                         f"{naive['p99']:.1f} ms",
                         f"{naive['wall'] * 1000:,.0f} ms",
                         f"{naive['received']:,}",
                     ],
-                    ["idle Neovim (noise)", "-", f"{idle['worst']:.1f} ms", f"{idle['p99']:.1f} ms", "-", "-"],
+                    [
+                        "batched, real CLI, paced",
+                        "yes" if paced["exact"] else "NO",
+                        f"{paced['worst']:.1f} ms",
+                        f"{paced['p99']:.1f} ms",
+                        f"{paced['wall'] * 1000:,.0f} ms",
+                        f"{paced['received']:,}",
+                    ],
+                    [
+                        "idle Neovim (noise)",
+                        "-",
+                        f"{idle['worst']:.1f} ms",
+                        f"{idle['p99']:.1f} ms",
+                        "-",
+                        "-",
+                    ],
                 ],
+                "FLOOD: the fake CLI prints the deltas as fast as it can (one line of text).\n"
+                "paced: the real CLI; fake API deltas of 1 character 0.5 ms apart, 80-char\n"
+                "lines.\n"
                 "timer delay: how late a repeating 10 ms timer fired while the stream was drawn.\n"
                 "deltas received: textDelta notifications; the bridge coalesces deltas a\n"
                 "slow reader has not taken yet (same text, fewer events).",
@@ -249,7 +308,8 @@ def main() -> None:
             cold = [first_char(env, project, False) for _ in range(args.reps)]
             warm = [first_char(env, project, True) for _ in range(args.reps)]
         print_table(
-            f"Start: :ClaudeChat + first prompt to the first streamed character (real CLI, median of {args.reps})",
+            ":ClaudeChat + first prompt to the first streamed character"
+            f" (real CLI, median of {args.reps})",
             ["mode", "median", "min", "max", "warm spares used"],
             [
                 [

@@ -84,7 +84,9 @@ class Editor:
         )
 
     def chat_state(self) -> str:
-        return str(self.lua("return require('claude_bridge')._state.by_cwd[vim.fn.getcwd()].model.state"))
+        return str(
+            self.lua("return require('claude_bridge')._state.by_cwd[vim.fn.getcwd()].model.state")
+        )
 
     def start_chat(self) -> None:
         """:ClaudeChat, then wait until its session is ready."""
@@ -126,7 +128,9 @@ class Editor:
         return str(self.nvim.command_output("messages"))
 
     def session_pid(self) -> int:
-        return int(self.lua("return require('claude_bridge')._state.by_cwd[vim.fn.getcwd()].model.pid"))
+        return int(
+            self.lua("return require('claude_bridge')._state.by_cwd[vim.fn.getcwd()].model.pid")
+        )
 
     def bridge_pid(self) -> int:
         return int(self.lua("return require('claude_bridge')._state.client.pid"))
@@ -206,7 +210,8 @@ def start_nvim(
         editor.lua("require('claude_bridge').setup(...)", opts)
         editor.lua(
             """
-            vim.api.nvim_create_autocmd('User', { pattern = 'ClaudeBridgeTurnDone', callback = function(a)
+            vim.api.nvim_create_autocmd('User', { pattern = 'ClaudeBridgeTurnDone',
+              callback = function(a)
               vim.g.claude_test_turns_done = (vim.g.claude_test_turns_done or 0) + 1
             end })
             vim.api.nvim_create_autocmd('User', { pattern = 'ClaudeBridge*', callback = function(a)
@@ -222,7 +227,9 @@ def start_nvim(
     for editor in started:
         bridge = None
         try:
-            bridge = editor.lua("local c = require('claude_bridge')._state.client return c and c.pid")
+            bridge = editor.lua(
+                "local c = require('claude_bridge')._state.client return c and c.pid"
+            )
         except Exception:
             pass
         try:

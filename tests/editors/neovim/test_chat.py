@@ -40,7 +40,9 @@ def test_claude_add_sends_the_selection_with_its_file_and_lines_as_context(
     editor.start_chat()
     editor.send_and_wait("explain this")
     prompt = last_user_text(fake_api.messages_requests()[-1].body)
-    assert prompt == "calc.py:1-2:\n```python\ndef add(a, b):\n    return a + b\n```\n\nexplain this"
+    assert (
+        prompt == "calc.py:1-2:\n```python\ndef add(a, b):\n    return a + b\n```\n\nexplain this"
+    )
     assert "📎 calc.py:1-2" in editor.chat_text().split("\n")
 
 

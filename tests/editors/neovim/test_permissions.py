@@ -80,7 +80,9 @@ def test_a_question_left_open_is_answered_later_with_the_picked_option(
     question = editor.wait("vim.g.claude_test_selects[1]", what="the question")
     assert question["kind"] == "claude_bridge.question"
     first_option = question["items"][0].split(" — ")[0]
-    editor.wait("(require('claude_bridge').current().left_open or {})[1] ~= nil", what="the open prompt")
+    editor.wait(
+        "(require('claude_bridge').current().left_open or {})[1] ~= nil", what="the open prompt"
+    )
     assert editor.chat_state() == "running"
     # Answered late, through session/respondPermission.
     editor.answer_selects(first_option)

@@ -139,15 +139,19 @@ local function streaming_prefix(block)
   end
 end
 
---- Append `suffix` (streamed text) at the end of the buffer, continuing its last line.
-local function append_text(buf, suffix, prefix)
+--- Append `suffix` (streamed text) at the end of the buffer, continuing its last
+--- line (`last_len` bytes long); returns the new last line's length.
+local function append_text(buf, suffix, prefix, last_len)
   local last = api.nvim_buf_line_count(buf) - 1
-  local last_line = api.nvim_buf_get_lines(buf, last, last + 1, false)[1] or ""
   local pieces = split(suffix)
   for i = 2, #pieces do
     pieces[i] = prefix .. pieces[i]
   end
-  api.nvim_buf_set_text(buf, last, #last_line, last, #last_line, pieces)
+  api.nvim_buf_set_text(buf, last, last_len, last, last_len, pieces)
+  if #pieces == 1 then
+    return last_len + #pieces[1]
+  end
+  return #pieces[#pieces]
 end
 
 --- Draw what changed in the chat's model since the last draw.
@@ -182,24 +186,23 @@ function M.render(chat)
     dirty == #blocks
     and #drawn == #blocks
     and d
-    and d.text
     and prefix
+    and d.parts == block.parts
     and not block.done
     and not d.done
   then
-    -- Streaming: only text was added at the end of the last block.
-    local text = model_mod.text(block)
-    local old = d.text
-    if #text >= #old and text:sub(1, #old) == old then
-      if #text > #old then
-        append_text(buf, text:sub(#old + 1), prefix)
-        d.text = text
-        d.count = api.nvim_buf_line_count(buf) - d.start
-      end
-      vim.bo[buf].modifiable = false
-      M._follow(wins, follow, buf)
-      return
+    -- Streaming: deltas were added to the last block; draw only them (no copy
+    -- of the text drawn so far, however long it is).
+    local parts = block.parts
+    if #parts > d.nparts then
+      local suffix = table.concat(parts, "", d.nparts + 1, #parts)
+      d.last_len = append_text(buf, suffix, prefix, d.last_len)
+      d.nparts = #parts
+      d.count = api.nvim_buf_line_count(buf) - d.start
     end
+    vim.bo[buf].modifiable = false
+    M._follow(wins, follow, buf)
+    return
   end
 
   local start = 0
@@ -223,7 +226,9 @@ function M.render(chat)
     drawn[i] = {
       start = row,
       count = #blines,
-      text = streaming_prefix(b) and model_mod.text(b) or nil,
+      parts = b.parts, -- block_lines joined them: one part, the text drawn
+      nparts = b.parts and #b.parts or 0,
+      last_len = #blines[#blines],
       done = b.done,
     }
     vim.list_extend(lines, blines)
@@ -247,7 +252,8 @@ end
 function M._follow(wins, follow, buf)
   local count = api.nvim_buf_line_count(buf)
   for _, w in ipairs(wins) do
-    if follow[w] and api.nvim_win_is_valid(w) then
+    -- Moving the cursor makes Neovim measure the (wrapped) line: only when it changed.
+    if follow[w] and api.nvim_win_is_valid(w) and api.nvim_win_get_cursor(w)[1] ~= count then
       api.nvim_win_set_cursor(w, { count, 0 })
     end
   end
