@@ -74,3 +74,60 @@ def test_the_help_file_has_valid_tags_for_every_command(
     assert len(commands) >= 10
     for command in commands:
         assert f":{command}\t" in tags
+
+
+def test_the_model_builds_the_conversation_from_events_without_drawing(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    editor = start_nvim(editor_env)
+    blocks = editor.lua(
+        """
+        local m = require('claude_bridge.model').new({})
+        m:user('hi')
+        local function ev(e) m:event({ sessionId = 's', seq = 1, event = e }) end
+        ev({ type = 'thinkingDelta', thinking = 'hm', index = 0 })
+        ev({ type = 'thinking', thinking = 'hmm' })
+        ev({ type = 'textDelta', text = 'Hel', index = 1 })
+        ev({ type = 'textDelta', text = 'lo', index = 1 })
+        ev({ type = 'toolUse', toolUseId = 't1', name = 'Bash', input = { command = 'ls' } })
+        ev({ type = 'toolResult', toolUseId = 't1', content = 'a.txt', isError = false })
+        ev({ type = 'textDelta', text = 'Done', index = 0 })
+        ev({ type = 'assistantText', text = 'Done.' })
+        ev({ type = 'result', subtype = 'success', isError = false, totalCostUsd = 0.5 })
+        ev({ type = 'someFutureEvent' })
+        m:turn_done({ totalCostUsd = 0.5, costUsd = 0.5, durationMs = 10, numTurns = 2,
+          isError = false, interrupted = false, subtype = 'success' })
+        local out = {}
+        for _, b in ipairs(m.blocks) do
+          local text = b.parts and require('claude_bridge.model').text(b) or b.text or b.result
+          table.insert(out, { b.kind, text or '' })
+        end
+        return { out, m.state, m.total_cost }
+        """
+    )
+    assert blocks == [
+        [
+            ["user", "hi"],
+            ["thinking", "hmm"],
+            ["text", "Hello"],
+            ["tool", "a.txt"],
+            ["text", "Done."],
+            ["done", ""],
+        ],
+        "idle",
+        0.5,
+    ]
+
+
+def test_the_float_layout_opens_the_chat_in_floating_windows(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], fake_cli: Path
+) -> None:
+    editor = start_nvim(editor_env, layout="float", session={"claudePath": str(fake_cli)})
+    editor.start_chat()
+    floats = editor.lua(
+        "return vim.tbl_map(function(w) return vim.api.nvim_win_get_config(w).relative end,"
+        " vim.api.nvim_list_wins())"
+    )
+    assert floats.count("editor") == 2
+    editor.send_and_wait("in a float")
+    assert "Echo: in a float" in editor.chat_text()

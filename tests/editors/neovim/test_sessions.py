@@ -140,3 +140,37 @@ def test_quitting_neovim_leaves_no_bridge_and_no_claude_process(
     assert not procs.alive(nvim_pid)
     assert not procs.alive(bridge)
     assert not procs.alive(cli)
+
+
+def test_neovim_killed_leaves_no_bridge_and_no_claude_process(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    editor = start_nvim(editor_env)
+    editor.start_chat()
+    bridge = editor.bridge_pid()
+    cli = editor.session_pid()
+    os.kill(editor.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 15
+    while any(procs.alive(p) for p in (bridge, cli)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not procs.alive(bridge)
+    assert not procs.alive(cli)
+
+
+def test_the_prompt_window_sends_with_ctrl_s_and_close_ends_the_session(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    editor = start_nvim(editor_env)
+    editor.start_chat()
+    cli = editor.session_pid()
+    assert editor.lua("return vim.b.claude_bridge_prompt") is True  # the cursor is in the prompt
+    editor.nvim.input("ityped in the prompt<C-s>")
+    editor.wait_turns(1)
+    assert "Echo: typed in the prompt" in editor.chat_text()
+    assert editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)") == [""]
+    editor.nvim.command("ClaudeClose")
+    deadline = time.monotonic() + 15
+    while procs.alive(cli) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not procs.alive(cli)
+    assert editor.lua("return #require('claude_bridge')._state.chats") == 0
