@@ -29,7 +29,7 @@ def test_allow_lets_the_tool_run_and_its_result_is_shown(
     assert prompt["prompt"].startswith("Claude wants to use Bash: touch ")
     assert "made-by-bash && echo hello-from-bash" in prompt["prompt"]
     text = editor.chat_text()
-    assert f"✓ Bash  touch {project_dir}/made-by-bash && echo hello-from-bash" in text
+    assert "✓ Bash  touch made-by-bash && echo hello-from-bash" in text
     assert "  │ hello-from-bash" in text
     assert "ClaudeBridgePermission" in editor.lua("return vim.g.claude_test_events")
 
@@ -46,7 +46,7 @@ def test_deny_keeps_the_tool_from_running_and_tells_the_model_why(
     editor.send_and_wait("please USE_BASH")
     assert not (project_dir / "made-by-bash").exists()
     text = editor.chat_text()
-    assert f"✗ Bash  touch {project_dir}/made-by-bash" in text
+    assert "✗ Bash  touch made-by-bash" in text
     assert "  │ not on this machine" in text
 
 

@@ -301,8 +301,8 @@ function Model:exited(message)
   end
 end
 
---- A one-line summary of a tool call's input.
-function M.tool_summary(name, input)
+--- A one-line summary of a tool call's input (paths under `cwd` shown relative).
+function M.tool_summary(name, input, cwd)
   input = input or {}
   if type(input.questions) == "table" then
     local qs = {}
@@ -324,6 +324,9 @@ function M.tool_summary(name, input)
     s = ok and json or ""
   end
   s = tostring(s):gsub("\n", " ")
+  if cwd and cwd ~= "" then
+    s = s:gsub(vim.pesc(cwd .. "/"), "")
+  end
   if #s > 120 then
     s = s:sub(1, 117) .. "..."
   end

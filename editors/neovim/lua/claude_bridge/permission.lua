@@ -186,7 +186,7 @@ end
 
 local function ask_tool(params, done)
   local tool = params.toolName
-  local summary = model_mod.tool_summary(tool, params.input)
+  local summary = model_mod.tool_summary(tool, params.input, params.cwd)
   local close_diff = function() end
   if config.options.diff and (tool == "Edit" or tool == "Write" or tool == "MultiEdit") then
     local ok, closer = pcall(M.show_diff, tool, params.input or {})

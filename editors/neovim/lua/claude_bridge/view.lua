@@ -62,7 +62,7 @@ end
 
 --- The lines of one block and the highlight of its header line (the first one drawn).
 ---@return string[] lines, string? header_hl, integer header_offset
-local function block_lines(block)
+local function block_lines(block, cwd)
   local kind = block.kind
   if kind == "user" then
     local lines = { block.live and "## You (while Claude works)" or "## You", "" }
@@ -89,7 +89,7 @@ local function block_lines(block)
       mark = block.is_error and "✗" or "✓"
     end
     local lines = {
-      ("%s %s  %s"):format(mark, block.name, model_mod.tool_summary(block.name, block.input)),
+      ("%s %s  %s"):format(mark, block.name, model_mod.tool_summary(block.name, block.input, cwd)),
     }
     if block.result ~= nil then
       local result = split(block.result)
@@ -213,12 +213,17 @@ function M.render(chat)
   end
   local lines = {}
   local highlights = {}
+  local to_fold = {} -- rows of the folds drawn: closed, as foldlevel says
   local row = start
   for i = dirty, #blocks do
     local b = blocks[i]
-    local blines, hl = block_lines(b)
+    local blines, hl = block_lines(b, m.cwd)
     if i > 1 then
       table.insert(blines, 1, "")
+    end
+    local foldable = (b.kind == "tool" and b.result ~= nil) or (b.kind == "thinking" and b.done)
+    if foldable and #blines > 2 then
+      to_fold[#to_fold + 1] = row + #blines - 1
     end
     if hl then
       highlights[#highlights + 1] = { row + (i > 1 and 1 or 0), hl }
@@ -247,6 +252,18 @@ function M.render(chat)
   end
   vim.bo[buf].modifiable = false
   M._follow(wins, follow, buf)
+  -- A fold made where the cursor is starts open: close the ones drawn (za opens them).
+  if #to_fold > 0 then
+    for _, w in ipairs(wins) do
+      if vim.wo[w].foldmethod == "expr" then
+        api.nvim_win_call(w, function()
+          for _, r in ipairs(to_fold) do
+            pcall(vim.cmd, ("silent! %dfoldclose"):format(r + 1))
+          end
+        end)
+      end
+    end
+  end
 end
 
 function M._follow(wins, follow, buf)
