@@ -119,7 +119,7 @@ def test_the_model_builds_the_conversation_from_events_without_drawing(
     ]
 
 
-def test_the_float_layout_opens_the_chat_in_floating_windows(
+def test_the_float_layout_opens_the_chat_in_floating_windows_and_sessions_reopens_it(
     start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], fake_cli: Path
 ) -> None:
     editor = start_nvim(editor_env, layout="float", session={"claudePath": str(fake_cli)})
@@ -131,3 +131,11 @@ def test_the_float_layout_opens_the_chat_in_floating_windows(
     assert floats.count("editor") == 2
     editor.send_and_wait("in a float")
     assert "Echo: in a float" in editor.chat_text()
+    # Hidden, it lives on: :ClaudeSessions lists it and shows it again.
+    editor.nvim.input("q")
+    editor.wait("#vim.api.nvim_list_wins() == 1", what="the chat to hide")
+    editor.answer_selects("#1")
+    editor.nvim.command("ClaudeSessions")
+    picked = editor.wait("vim.g.claude_test_selects[1]", what="the session picker")
+    assert "[idle, $" in picked["items"][0] and picked["items"][0].endswith("in a float")
+    editor.wait("#vim.api.nvim_list_wins() == 3", what="the chat to show again")

@@ -380,6 +380,11 @@ function M.send(text)
     fire("ClaudeBridgeTurnStart", { session_id = sid, prompt = text })
     chat.send_id = chat.client:request("session/send", { sessionId = sid, prompt = prompt }, function(err, result)
       chat.send_id = nil
+      -- Prompts of the turn that are still open are no longer wanted.
+      for request_id in pairs(m.permissions) do
+        permission.cancel(request_id)
+      end
+      m.permissions = {}
       local done = m:turn_done(result, err)
       redraw(chat)
       fire("ClaudeBridgeTurnDone", { session_id = sid, result = result, error = err })
@@ -542,9 +547,15 @@ function M.resume()
         )
       end,
     }, function(entry)
-      if entry then
-        M.resume_id(entry.claudeSessionId)
+      if not entry then
+        return
       end
+      local live = entry.liveSessionId and state.by_session[entry.liveSessionId]
+      if live and not live.model.ended then
+        state.by_cwd[live.cwd] = live
+        return view.open(live) -- open here already: show it
+      end
+      M.resume_id(entry.claudeSessionId)
     end)
   end)
 end

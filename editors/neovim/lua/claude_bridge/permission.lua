@@ -136,6 +136,45 @@ local function rule_label(suggestions)
   return table.concat(labels, ", ")
 end
 
+--- A multiSelect question: pick options one by one, then "Done" (answer: "A, B").
+local function ask_many(q, items, finish)
+  local chosen = {}
+  local function again()
+    local menu = { { label = "Done", finish = true } }
+    for _, o in ipairs(items) do
+      if not o.other then
+        menu[#menu + 1] = o
+      end
+    end
+    vim.ui.select(menu, {
+      prompt = (q.header and (q.header .. ": ") or "") .. (q.question or "") .. " (several)",
+      kind = "claude_bridge.question",
+      format_item = function(o)
+        if o.finish then
+          return #chosen > 0 and ("Done: " .. table.concat(chosen, ", ")) or "Done"
+        end
+        local mark = vim.tbl_contains(chosen, o.label) and "[x] " or "[ ] "
+        return mark .. o.label .. ((o.description and o.description ~= "") and (" — " .. o.description) or "")
+      end,
+    }, function(choice)
+      if not choice then
+        return finish(nil)
+      elseif choice.finish then
+        return finish(table.concat(chosen, ", "))
+      end
+      if vim.tbl_contains(chosen, choice.label) then
+        chosen = vim.tbl_filter(function(l)
+          return l ~= choice.label
+        end, chosen)
+      else
+        chosen[#chosen + 1] = choice.label
+      end
+      again()
+    end)
+  end
+  again()
+end
+
 local function ask_questions(params, done)
   local input = params.input or {}
   local questions = input.questions or {}
@@ -154,6 +193,15 @@ local function ask_questions(params, done)
       items[#items + 1] = o
     end
     items[#items + 1] = { label = "Other…", other = true }
+    if q.multiSelect then
+      return ask_many(q, items, function(labels)
+        if not labels then
+          return done(nil)
+        end
+        answers[q.question] = labels
+        next_question()
+      end)
+    end
     vim.ui.select(items, {
       prompt = (q.header and (q.header .. ": ") or "") .. (q.question or ""),
       kind = "claude_bridge.question",
