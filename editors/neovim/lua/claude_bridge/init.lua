@@ -361,18 +361,18 @@ function M.send(text)
   m:user(text, live)
   m.blocks[#m.blocks].context = contexts
   redraw(chat)
-  if live then
-    chat.client:request("session/message", { sessionId = m.session_id, prompt = prompt }, function(err)
-      if err then
-        m:error("the message was not sent: " .. (err.message or ""))
-        redraw(chat)
-      end
-    end)
-    return
-  end
   ensure_session(chat, function(ok)
     if not ok then
       m.state = "exited"
+      return
+    end
+    if chat.send_id then -- a turn runs (or was just started): the prompt goes into it
+      chat.client:request("session/message", { sessionId = m.session_id, prompt = prompt }, function(err)
+        if err then
+          m:error("the message was not sent: " .. (err.message or ""))
+          redraw(chat)
+        end
+      end)
       return
     end
     m.state = "running"
