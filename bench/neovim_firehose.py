@@ -290,7 +290,7 @@ def main() -> None:
                         f"{paced['received']:,}",
                     ],
                     [
-                        "idle Neovim (noise)",
+                        "idle Neovim, 10 s (noise)",
                         "-",
                         f"{idle['worst']:.1f} ms",
                         f"{idle['p99']:.1f} ms",
