@@ -66,6 +66,14 @@ def test_model_and_mode_switches_apply_to_the_session(
     editor.answer_selects("acceptEdits")
     editor.nvim.command("ClaudeMode")
     editor.wait("require('claude_bridge').current().model.mode == 'acceptEdits'", what="the mode")
+    # Without a name: a picker over the models the CLI reported.
+    models = editor.lua("return require('claude_bridge').current().model.models")
+    assert len(models) >= 2
+    editor.answer_selects("#2")
+    editor.nvim.command("ClaudeModel")
+    editor.wait(
+        "require('claude_bridge').current().model.model == ...", models[1]["value"], what="pick"
+    )
     editor.nvim.command("ClaudeModel claude-haiku-4-5")
     editor.wait(
         "require('claude_bridge').current().model.model == 'claude-haiku-4-5'", what="the model"
