@@ -89,11 +89,12 @@ def test_model_and_mode_switches_apply_to_the_session(
     assert (Path(editor.lua("return vim.fn.getcwd()")) / "written.txt").exists()
 
 
-def test_a_killed_bridge_is_reported_and_the_next_chat_works(
-    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+def test_a_killed_bridge_is_reported_and_the_next_chat_continues_the_conversation(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], fake_api: FakeMessagesAPI
 ) -> None:
     editor = start_nvim(editor_env)
     editor.start_chat()
+    editor.send_and_wait("remember mango")
     bridge = editor.bridge_pid()
     cli = editor.session_pid()
     os.kill(bridge, signal.SIGKILL)
@@ -105,6 +106,8 @@ def test_a_killed_bridge_is_reported_and_the_next_chat_works(
     assert editor.bridge_pid() != bridge
     editor.send_and_wait("back again")
     assert "Echo: back again" in editor.chat_text()
+    assert "A new Claude process continues the conversation." in editor.chat_text()
+    assert "remember mango" in str(fake_api.messages_requests()[-1].body["messages"][0])
     # The orphaned CLI of the killed bridge notices its closed pipes and ends.
     deadline = time.monotonic() + 30
     while procs.alive(cli) and time.monotonic() < deadline:

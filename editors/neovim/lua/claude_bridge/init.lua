@@ -252,7 +252,8 @@ local function new_chat(cwd)
 end
 
 --- Start the chat's session (if it has none, or it ended); `cb(ok)` once it is ready.
-local function ensure_session(chat, cb, extra)
+local ensure_session
+function ensure_session(chat, cb, extra)
   local m = chat.model
   if m.session_id and not m.ended and chat.client and chat.client:is_alive() then
     return cb(true)
@@ -271,11 +272,31 @@ local function ensure_session(chat, cb, extra)
   for k, v in pairs(extra or {}) do
     params[k] = v
   end
+  -- After a crash the conversation goes on: the new process resumes it.
+  local resuming = not params.resume and m.ended and m.claude_session_id
+  if resuming then
+    params.resume = m.claude_session_id
+  end
   local started = vim.uv.hrtime()
   c:request("session/create", params, function(err, result)
     chat.creating = false
+    if err and resuming and err.code ~= client_mod.BRIDGE_EXITED then
+      -- The conversation cannot be resumed (its transcript is gone): start afresh.
+      m:info("Could not continue the conversation (" .. (err.message or "") .. "); a new one starts.")
+      m.claude_session_id = nil
+      chat.creating = false
+      local waiting = chat.waiting
+      chat.waiting = {}
+      for _, w in ipairs(waiting) do
+        ensure_session(chat, w, extra)
+      end
+      return
+    end
     local waiting = chat.waiting
     chat.waiting = {}
+    if resuming and not err then
+      m:info("A new Claude process continues the conversation.")
+    end
     if err then
       m.state = "exited"
       m:error("could not start a session: " .. (err.message or vim.inspect(err)))
