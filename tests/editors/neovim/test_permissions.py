@@ -34,6 +34,20 @@ def test_allow_lets_the_tool_run_and_its_result_is_shown(
     assert "ClaudeBridgePermission" in editor.lua("return vim.g.claude_test_events")
 
 
+def test_always_allow_adds_the_suggested_rule_so_the_cli_stops_asking(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], project_dir: Path
+) -> None:
+    editor = start_nvim(editor_env)
+    editor.answer_selects("Always allow")
+    editor.start_chat()
+    editor.send_and_wait("please USE_BASH")
+    assert (project_dir / "made-by-bash").exists()
+    (project_dir / "made-by-bash").unlink()
+    editor.send_and_wait("please USE_BASH again")
+    assert (project_dir / "made-by-bash").exists()
+    assert editor.lua("return #vim.g.claude_test_selects") == 1
+
+
 def test_deny_keeps_the_tool_from_running_and_tells_the_model_why(
     start_nvim: Callable[..., Editor],
     editor_env: Mapping[str, str],
