@@ -16,7 +16,13 @@ end, { desc = "Open or focus the Claude chat of the working directory" })
 
 command("ClaudeSend", function(a)
   cb().send(a.args)
-end, { nargs = "*", desc = "Send a prompt (a live message while a turn runs)" })
+end, {
+  nargs = "*",
+  complete = function(arglead)
+    return cb().complete_send(arglead)
+  end,
+  desc = "Send a prompt (a live message while a turn runs)",
+})
 
 command("ClaudeInterrupt", function()
   cb().interrupt()

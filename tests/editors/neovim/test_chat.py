@@ -27,6 +27,16 @@ def test_a_turn_streams_into_the_chat_buffer_with_the_exact_text(
     assert lines.index("## Claude") < lines.index("Echo: hello from neovim")
 
 
+def test_claude_send_completes_the_slash_commands_the_cli_reported(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    editor = start_nvim(editor_env)
+    editor.start_chat()
+    completions = editor.lua("return vim.fn.getcompletion('ClaudeSend /', 'cmdline')")
+    assert "/compact" in completions
+    assert editor.lua("return vim.fn.getcompletion('ClaudeSend /compa', 'cmdline')") == ["/compact"]
+
+
 def test_claude_add_sends_the_selection_with_its_file_and_lines_as_context(
     start_nvim: Callable[..., Editor],
     editor_env: Mapping[str, str],

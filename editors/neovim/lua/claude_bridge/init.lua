@@ -430,6 +430,22 @@ local function with_session(fn)
   return fn(chat, chat.model)
 end
 
+--- Completion of :ClaudeSend: the slash commands the CLI reported.
+function M.complete_send(arglead)
+  local chat = M.current()
+  local out = {}
+  if chat and arglead:sub(1, 1) == "/" then
+    for _, c in ipairs(chat.model.commands or {}) do
+      local name = "/" .. c.name
+      if vim.startswith(name, arglead) then
+        out[#out + 1] = name
+      end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
 --- :ClaudeInterrupt: stop the running turn; the session (and its process) stays.
 function M.interrupt()
   with_session(function(chat, m)

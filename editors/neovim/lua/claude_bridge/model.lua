@@ -93,6 +93,7 @@ function Model:created(result)
   self.model = result.model or self.model
   self.mode = result.permissionMode or self.mode
   self.models = result.models or {}
+  self.commands = result.commands or {}
   self.state = "idle"
   self.ended = false
   self.warm = result.warm
