@@ -185,3 +185,25 @@ def test_the_prompt_window_sends_with_ctrl_s_and_close_ends_the_session(
         time.sleep(0.05)
     assert not procs.alive(cli)
     assert editor.lua("return #require('claude_bridge')._state.chats") == 0
+
+
+def test_a_missing_bridge_is_reported_in_the_chat_with_the_way_to_check(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], tmp_path: Path
+) -> None:
+    editor = start_nvim(editor_env, cmd=[str(tmp_path / "no-such-claude-bridge")])
+    editor.nvim.command("ClaudeChat")
+    editor.wait("require('claude_bridge').current().model.state == 'exited'", what="the error")
+    assert "✗ Error: could not start a session: the bridge is not running" in editor.chat_text()
+    assert "see :checkhealth claude_bridge" in editor.messages()
+
+
+def test_a_bad_mode_is_refused_with_the_bridges_reason_and_the_session_goes_on(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str], fake_cli: Path
+) -> None:
+    editor = start_nvim(editor_env, session={"claudePath": str(fake_cli)})
+    editor.start_chat()
+    editor.nvim.command("ClaudeMode sideways")
+    editor.wait("require('claude_bridge').current().model.blocks[1] ~= nil", what="the error")
+    assert "✗ Error: mode switch failed: invalid params" in editor.chat_text()
+    editor.send_and_wait("still fine")
+    assert "Echo: still fine" in editor.chat_text()

@@ -91,13 +91,13 @@ function M.client()
   state.client = c
   local ok, err = c:start()
   if not ok then
-    notify(
-      ("could not start the bridge %s: %s (see :checkhealth claude_bridge)"):format(
-        table.concat(o.cmd, " "),
-        err
-      ),
-      vim.log.levels.ERROR
+    local msg = ("could not start the bridge %s: %s (see :checkhealth claude_bridge)"):format(
+      table.concat(o.cmd, " "),
+      err
     )
+    vim.schedule(function() -- after the command that needed it has shown its chat
+      notify(msg, vim.log.levels.ERROR)
+    end)
   end
   return c
 end
