@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,6 +26,10 @@ def test_a_turn_streams_into_the_chat_buffer_with_the_exact_text(
     assert "Echo: hello from neovim" in lines
     assert lines.index("## You") < lines.index("hello from neovim") < lines.index("## Claude")
     assert lines.index("## Claude") < lines.index("Echo: hello from neovim")
+    events = editor.lua("return vim.g.claude_test_events")
+    assert events == ["ClaudeBridgeTurnStart", "ClaudeBridgeTurnDone"]
+    status = editor.lua("return require('claude_bridge').statusline()")
+    assert re.fullmatch(r"Claude \S+ idle \$0\.\d{4}", status), status
 
 
 def test_claude_send_completes_the_slash_commands_the_cli_reported(
