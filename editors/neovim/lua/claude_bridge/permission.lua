@@ -185,7 +185,7 @@ local function ask_questions(params, done)
     local q = questions[i]
     if not q then
       local updated = vim.deepcopy(input)
-      updated.answers = answers
+      updated.answers = next(answers) and answers or vim.empty_dict() -- {} would encode as []
       return done({ behavior = "allow", updatedInput = updated })
     end
     local items = {}
