@@ -169,7 +169,7 @@ function M.render(chat)
     return
   end
   m.dirty = nil
-  local drawn = chat.drawn -- per block: {start=row, count=n, text=string?}
+  local drawn = chat.drawn -- per block: {start=row, count=n, parts, nparts, last_len, done}
   local blocks = m.blocks
   local wins = vim.fn.win_findbuf(buf)
   local follow = {}
