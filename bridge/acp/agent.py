@@ -730,15 +730,10 @@ def _rule_key(request: duplex.PermissionRequest) -> str:
 
 
 def _always_rules(request: duplex.PermissionRequest) -> list[dict[str, Any]]:
-    """The CLI's own suggested allow rules (not its other suggestions, such as a mode
-    switch), or one allowing the tool for this session."""
-    rules = [
-        s
-        for s in request.suggestions
-        if s.get("type") == "addRules" and s.get("behavior") == "allow"
-    ]
-    if rules:
-        return rules
+    """The CLI's own suggestions (what its "don't ask again" would apply), or a rule
+    allowing the tool for this session when it made none."""
+    if request.suggestions:
+        return list(request.suggestions)
     return [
         {
             "type": "addRules",
@@ -750,11 +745,18 @@ def _always_rules(request: duplex.PermissionRequest) -> list[dict[str, Any]]:
 
 
 def _always_label(request: duplex.PermissionRequest) -> str:
+    """Says what "always" commits to: the rules, and a mode switch when suggested."""
+    parts = []
     for suggestion in _always_rules(request):
-        for rule in suggestion.get("rules") or []:
-            if isinstance(rule, dict) and rule.get("ruleContent"):
-                return f"Always allow {rule.get('toolName')}({rule['ruleContent']})"
-    return f"Always allow {request.tool_name}"
+        if suggestion.get("type") == "addRules" and suggestion.get("behavior") == "allow":
+            for rule in suggestion.get("rules") or []:
+                if isinstance(rule, dict):
+                    content = rule.get("ruleContent")
+                    name = rule.get("toolName")
+                    parts.append(f"{name}({content})" if content else str(name))
+        elif suggestion.get("type") == "setMode":
+            parts.append(f"{suggestion.get('mode')} mode")
+    return "Always allow " + (", ".join(parts) if parts else request.tool_name)
 
 
 def _stop_reason(result: duplex.TurnResult) -> wire.StopReason:

@@ -104,9 +104,19 @@ class Recorder:
     permissions: list[schema.RequestPermissionRequest] = field(default_factory=list)
     elicitations: list[dict[str, Any]] = field(default_factory=list)
     asked: asyncio.Event = field(default_factory=asyncio.Event)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
+        self.changed.set()
+
+    async def wait_for(self, kind: str) -> list[Any]:
+        """The updates of ``kind``, once there is at least one."""
+        async with asyncio.timeout(60):
+            while not self.of(kind):
+                self.changed = asyncio.Event()
+                await self.changed.wait()
+        return self.of(kind)
 
     async def request_permission(
         self,
