@@ -89,6 +89,7 @@ class _Live:
     asking: dict[str, anyio.CancelScope] = field(default_factory=dict)
     rejected: set[str] = field(default_factory=set)
     tool_names: dict[str, str] = field(default_factory=dict)
+    tool_inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     pump_busy: bool = False
     pump_progress: anyio.Event = field(default_factory=anyio.Event)
     pump_done: anyio.Event = field(default_factory=anyio.Event)
@@ -415,7 +416,11 @@ class AcpAgent:
             live.effort = value
         else:
             raise RpcFailure(INVALID_PARAMS, f"unknown config option {params.config_id!r}")
-        return wire.ConfigOptionsResult(self._config(live))
+        options = self._config(live)
+        if params.config_id == "mode":  # _mode_changed has sent the updates
+            return Reply(wire.ConfigOptionsResult(options))
+        update = wire.SessionNotification(live.id, wire.ConfigOptionUpdate(options))
+        return Reply(wire.ConfigOptionsResult(options), [("session/update", update)])
 
     # ------------------------------------------------------------------ prompts
 
@@ -525,6 +530,7 @@ class AcpAgent:
         self, live: _Live, tool_use_id: str, name: str, tool_input: dict[str, Any]
     ) -> None:
         live.tool_names[tool_use_id] = name
+        live.tool_inputs[tool_use_id] = tool_input
         if name == "TodoWrite":
             self._update(live, wire.Plan(tools.plan_entries(tool_input)))
             return
@@ -545,6 +551,7 @@ class AcpAgent:
     def _tool_result(self, live: _Live, block: duplex.ContentBlock) -> None:
         assert block.tool_use_id is not None
         name = live.tool_names.pop(block.tool_use_id, None)
+        live.tool_inputs.pop(block.tool_use_id, None)
         if name == "TodoWrite":
             return
         status: wire.ToolStatus = "failed" if block.is_error else "completed"
@@ -566,7 +573,9 @@ class AcpAgent:
         key = _rule_key(request)
         if key in live.rejected:
             return duplex.Deny(message="The user rejected this for the session.")
-        view = tools.describe(request.tool_name, request.input, live.cwd)
+        # The CLI asks about ExitPlanMode with an empty input; the plan is in the tool_use.
+        shown = request.input or live.tool_inputs.get(request.tool_use_id or "", {})
+        view = tools.describe(request.tool_name, shown, live.cwd)
         if request.tool_name == "ExitPlanMode":
             options = [
                 wire.PermissionOption("acceptEdits", "Yes, and accept edits", "allow_always"),
@@ -587,7 +596,7 @@ class AcpAgent:
             "pending",
             view.content,
             view.locations,
-            request.input,
+            shown,
         )
         choice = await self._ask(
             live,
