@@ -396,10 +396,9 @@ class AcpAgent:
         self._update(live, wire.CurrentModeUpdate(mode))
         self._update(live, wire.ConfigOptionUpdate(self._config(live)))
 
-    async def set_config_option(
-        self, params: wire.SetConfigOptionParams
-    ) -> wire.ConfigOptionsResult:
-        """Set ``mode``, ``model`` or ``effort``; answers with every option's new state."""
+    async def set_config_option(self, params: wire.SetConfigOptionParams) -> Reply:
+        """Set ``mode``, ``model`` or ``effort``; answers with every option's new state
+        (and says so in a ``config_option_update`` too, for clients that watch those)."""
         live = self._live(params.session_id)
         value = params.value
         if not isinstance(value, str):
