@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import functools
 import logging
 import os
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 
 from bridge import __version__, duplex
+from bridge.duplex import history
 
 from . import tools, wire
 from .content import UnsupportedContent, to_messages_content
@@ -47,6 +50,7 @@ _MODES = [
     wire.SessionMode("bypassPermissions", "Bypass Permissions", "Never ask (not as root)"),
 ]
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_PAGE = 50
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,8 +97,6 @@ class _Live:
     pump_busy: bool = False
     pump_progress: anyio.Event = field(default_factory=anyio.Event)
     pump_done: anyio.Event = field(default_factory=anyio.Event)
-    title: str | None = None
-    updated: float = 0.0
 
 
 class AcpAgent:
@@ -191,39 +193,96 @@ class AcpAgent:
 
     async def resume_session(self, params: wire.LoadSessionParams) -> Reply:
         """Continue a past conversation (``--resume``) without replaying it."""
-        live = self.sessions.get(params.session_id)
-        if live is None:
-            live = await self._start(
-                params.cwd,
-                params.mcp_servers,
-                params.additional_directories,
-                resume=params.session_id,
-            )
+        live = await self._resume(params)
         result = wire.SessionStateResult(self._modes(live), self._config(live))
         return Reply(result, [self._commands_update(live)])
 
     async def load_session(self, params: wire.LoadSessionParams) -> Reply:
-        """``session/resume`` for now: the past messages are not replayed yet."""
-        return await self.resume_session(params)
+        """Continue a past conversation, replaying its messages as updates first."""
+        cwd = await self._cwd(params.cwd)
+        frames = await anyio.to_thread.run_sync(self._read_history, cwd, params.session_id)
+        live = await self._resume(params)
+        for frame in frames:
+            self._replay(live, frame)
+        result = wire.SessionStateResult(self._modes(live), self._config(live))
+        return Reply(result, [self._commands_update(live)])
+
+    async def _resume(self, params: wire.LoadSessionParams) -> _Live:
+        live = self.sessions.get(params.session_id)
+        if live is not None:
+            return live
+        cwd = await self._cwd(params.cwd)
+        try:
+            await anyio.to_thread.run_sync(
+                functools.partial(
+                    history.transcript_path, cwd, params.session_id, config_dir=self._config_dir()
+                )
+            )
+        except history.ConversationNotFound as exc:
+            raise RpcFailure(RESOURCE_NOT_FOUND, str(exc)) from None
+        return await self._start(
+            cwd, params.mcp_servers, params.additional_directories, resume=params.session_id
+        )
+
+    def _config_dir(self) -> Path:
+        return history.config_dir(self.config.base_env or os.environ)
+
+    def _read_history(
+        self, cwd: str, session_id: str
+    ) -> list[duplex.UserFrame | duplex.AssistantFrame]:
+        try:
+            return list(history.read_messages(cwd, session_id, config_dir=self._config_dir()))
+        except history.ConversationNotFound as exc:
+            raise RpcFailure(RESOURCE_NOT_FOUND, str(exc)) from None
+
+    def _replay(self, live: _Live, frame: duplex.UserFrame | duplex.AssistantFrame) -> None:
+        """One past message as the updates it gave when it was live."""
+        if isinstance(frame, duplex.AssistantFrame):
+            for block in frame.message.content:
+                if block.type == "text" and block.text:
+                    self._update(live, wire.AgentMessageChunk(wire.TextContent(block.text)))
+                elif block.type == "thinking" and block.thinking:
+                    self._update(live, wire.AgentThoughtChunk(wire.TextContent(block.thinking)))
+                elif block.type == "tool_use" and block.id and block.name:
+                    self._tool_call(live, block.id, block.name, block.input or {})
+            return
+        content = frame.message.content
+        if isinstance(content, str):
+            if content:
+                self._update(live, wire.UserMessageChunk(wire.TextContent(content)))
+            return
+        for block in content:
+            if block.type == "text" and block.text:
+                self._update(live, wire.UserMessageChunk(wire.TextContent(block.text)))
+            elif block.type == "tool_result" and block.tool_use_id:
+                self._tool_result(live, block)
 
     async def list_sessions(self, params: wire.ListSessionsParams) -> wire.ListSessionsResult:
-        """The sessions this agent holds open (for ``cwd`` when given), newest first."""
-        import datetime
-
-        cwd = str(await anyio.Path(params.cwd).resolve()) if params.cwd else None
-        held = sorted(self.sessions.values(), key=lambda live: live.updated, reverse=True)
-        return wire.ListSessionsResult(
-            [
-                wire.SessionInfo(
-                    live.id,
-                    live.cwd,
-                    live.title,
-                    datetime.datetime.fromtimestamp(live.updated, datetime.UTC).isoformat(),
-                )
-                for live in held
-                if cwd is None or live.cwd == cwd
-            ]
-        )
+        """The conversations of ``cwd`` (else of every directory a held session is in),
+        newest first, 50 a page; ``cursor`` is the offset of the next page."""
+        if params.cwd:
+            cwds = [await self._cwd(params.cwd)]
+        else:
+            cwds = sorted({live.cwd for live in self.sessions.values()})
+        offset = int(params.cursor) if params.cursor and params.cursor.isdigit() else 0
+        found: list[history.ConversationInfo] = []
+        for cwd in cwds:
+            found += await anyio.to_thread.run_sync(
+                functools.partial(history.list_conversations, cwd, config_dir=self._config_dir())
+            )
+        found.sort(key=lambda c: c.last_modified, reverse=True)
+        page = found[offset : offset + _PAGE]
+        sessions = [
+            wire.SessionInfo(
+                c.session_id,
+                c.cwd or cwds[0],
+                c.title or None,
+                datetime.datetime.fromtimestamp(c.last_modified / 1000, datetime.UTC).isoformat(),
+            )
+            for c in page
+        ]
+        more = offset + _PAGE < len(found)
+        return wire.ListSessionsResult(sessions, str(offset + _PAGE) if more else None)
 
     async def close_session(self, params: wire.SessionParams) -> wire.Empty:
         """Close the session and reap its process group."""
@@ -246,6 +305,14 @@ class AcpAgent:
             raise RpcFailure(RESOURCE_NOT_FOUND, f"no session {session_id!r}")
         return live
 
+    async def _cwd(self, cwd: str) -> str:
+        if not os.path.isabs(cwd):
+            raise RpcFailure(INVALID_PARAMS, f"cwd must be an absolute path, not {cwd!r}")
+        path = anyio.Path(cwd)
+        if not await path.is_dir():
+            raise RpcFailure(INVALID_PARAMS, f"cwd {cwd} is not a directory")
+        return str(await path.resolve())
+
     async def _start(
         self,
         cwd_param: str,
@@ -254,12 +321,7 @@ class AcpAgent:
         *,
         resume: str | None,
     ) -> _Live:
-        if not os.path.isabs(cwd_param):
-            raise RpcFailure(INVALID_PARAMS, f"cwd must be an absolute path, not {cwd_param!r}")
-        path = anyio.Path(cwd_param)
-        cwd = str(await path.resolve())
-        if not await path.is_dir():
-            raise RpcFailure(INVALID_PARAMS, f"cwd {cwd} is not a directory")
+        cwd = await self._cwd(cwd_param)
         options = duplex.DuplexOptions(
             cli_path=duplex.find_cli(self.config.claude_path),
             cwd=cwd,
@@ -295,7 +357,6 @@ class AcpAgent:
             session=session,
             sub=session.subscribe(capacity=100_000),
             mode=str(session.server_info.get("current_permission_mode") or "default"),
-            updated=_now(),
         )
         router = session.options.permission_handler
         assert isinstance(router, _Router)
@@ -431,10 +492,6 @@ class AcpAgent:
         except UnsupportedContent as exc:
             raise RpcFailure(INVALID_PARAMS, str(exc)) from None
         session = live.session
-        if live.title is None:
-            first = next((b.text for b in params.prompt if b.type == "text" and b.text), None)
-            live.title = first.strip().splitlines()[0][:80] if first and first.strip() else None
-        live.updated = _now()
         try:
             if session.turn_in_flight:
                 await session.send_message(content)
@@ -698,12 +755,6 @@ class AcpAgent:
         if not answers:
             return duplex.Deny(message="The user did not answer.")
         return duplex.Allow(updated_input={**request.input, "answers": answers})
-
-
-def _now() -> float:
-    import time
-
-    return time.time()
 
 
 def _mcp_config(servers: list[wire.McpServer]) -> dict[str, Any]:
