@@ -292,6 +292,7 @@ class AcpAgent:
 
     async def _close_session(self, live: _Live) -> None:
         self.sessions.pop(live.id, None)
+        log.info("session %s: closing claude pid %s", live.id, live.session.pid)
         self._resolve_asking(live)
         with contextlib.suppress(duplex.DuplexError):
             await live.session.close(
@@ -340,6 +341,7 @@ class AcpAgent:
         session: duplex.DuplexSession | None = None
         if resume is None and self.pool is not None:
             session = await self.pool.take(key)
+        warm = session is not None
         assert self._tg is not None
         if session is None:
             if resume is None:
@@ -362,6 +364,13 @@ class AcpAgent:
         assert isinstance(router, _Router)
         router.live = live
         self.sessions[live.id] = live
+        log.info(
+            "session %s: claude pid %s in %s (%s)",
+            live.id,
+            session.pid,
+            cwd,
+            "resumed" if resume else ("warm" if warm else "cold"),
+        )
         self._tg.start_soon(self._pump, live)
         if resume is None and self.pool is not None and self.pool.size:
             self.pool.replenish(key, functools.partial(self._spare, options))

@@ -210,6 +210,7 @@ class Endpoint:
             self._error(msg_id, RpcFailure(INVALID_REQUEST, "method must be a string"))
             return
         assert self._tg is not None
+        log.debug("<- %s%s", method, f" #{msg_id}" if msg_id is not None else "")
         if "id" not in message:
             entry = self._notifications.get(method)
             if entry is not None:
