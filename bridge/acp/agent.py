@@ -494,7 +494,11 @@ class AcpAgent:
     # ------------------------------------------------------------------ prompts
 
     async def prompt(self, params: wire.PromptParams) -> wire.PromptResult:
-        """Run a turn (or join the running one as a live message) and say how it stopped."""
+        """Run a turn (or join the running one as a live message) and say how it stopped.
+
+        The context usage is asked for after the answer (a ``usage_update`` follows it):
+        the CLI counts tokens for it, which must not delay the end of the turn.
+        """
         live = self._live(params.session_id)
         try:
             content = to_messages_content(params.prompt)
@@ -512,7 +516,8 @@ class AcpAgent:
             raise RpcFailure(INTERNAL_ERROR, str(exc)) from None
         assert result is not None
         await self._drain(live)
-        await self._report_usage(live)
+        assert self._tg is not None
+        self._tg.start_soon(self._report_usage, live)
         if live.cancelled or result.interrupted:
             return wire.PromptResult("cancelled")
         if result.is_error and result.api_error_status is not None:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import acp
 import pytest
-from acp import schema
 
 from bridge.testing.fake_api import FakeMessagesAPI, Text
 
@@ -101,8 +100,6 @@ async def test_usage_update_reports_context_window_and_cost(
         await agent.handshake()
         session = await agent.new_session(project_dir)
         await agent.prompt(session.session_id, "hello")
-        usage = agent.client.of("usage_update")
-        assert usage, "a usage_update follows each turn"
+        usage = await agent.client.wait_for("usage_update")
         assert 0 < usage[-1].used < usage[-1].size
         assert usage[-1].cost is not None and usage[-1].cost.currency == "USD"
-        _ = schema
