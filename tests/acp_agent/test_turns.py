@@ -103,3 +103,15 @@ async def test_usage_update_reports_context_window_and_cost(
         usage = await agent.client.wait_for("usage_update")
         assert 0 < usage[-1].used < usage[-1].size
         assert usage[-1].cost is not None and usage[-1].cost.currency == "USD"
+
+
+async def test_an_api_error_is_an_error_answer_and_the_session_goes_on(
+    agent_env: dict[str, str], project_dir: Path
+) -> None:
+    async with open_agent(agent_env) as agent:
+        await agent.handshake()
+        session = await agent.new_session(project_dir)
+        with pytest.raises(acp.RequestError, match="fake API says the request is invalid"):
+            await agent.prompt(session.session_id, "API_ERROR please")
+        answer = await agent.prompt(session.session_id, "and now?")
+        assert answer.stop_reason == "end_turn"
