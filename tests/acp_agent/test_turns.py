@@ -7,7 +7,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Text
+from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, Thinking
 
 from .harness import open_agent, schema_installed
 
@@ -115,3 +115,19 @@ async def test_an_api_error_is_an_error_answer_and_the_session_goes_on(
             await agent.prompt(session.session_id, "API_ERROR please")
         answer = await agent.prompt(session.session_id, "and now?")
         assert answer.stop_reason == "end_turn"
+
+
+async def test_thinking_streams_as_thought_chunks_before_the_answer(
+    agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(Reply([Thinking("Let me think about it."), Text("Forty-two.")]))
+    async with open_agent(agent_env) as agent:
+        await agent.handshake()
+        session = await agent.new_session(project_dir)
+        answer = await agent.prompt(session.session_id, "the answer?")
+        assert answer.stop_reason == "end_turn"
+        thoughts = agent.client.of("agent_thought_chunk")
+        assert "".join(t.content.text for t in thoughts) == "Let me think about it."
+        assert agent.client.text() == "Forty-two."
+        kinds = [u.session_update for _, u in agent.client.updates]
+        assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
