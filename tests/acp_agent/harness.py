@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -277,21 +276,12 @@ def schema_installed() -> bool:
     return any(p.exists() for p in SCHEMA_PATHS)
 
 
-def claude_processes_in_group(pgid: int) -> list[int]:
-    """Running processes in process group ``pgid``."""
-    from bridge.testing.procs import group_members
-
-    return group_members(pgid)
-
-
 __all__ = [
     "Agent",
     "Recorder",
     "agent_argv",
     "allow_once",
-    "claude_processes_in_group",
     "json_schema_validator",
     "open_agent",
-    "os",
     "schema_installed",
 ]

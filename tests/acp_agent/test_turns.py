@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import acp
@@ -88,6 +89,8 @@ async def test_a_prompt_to_an_unknown_session_is_an_error(agent_env: dict[str, s
 
 
 async def test_every_line_is_checked_against_the_json_schema() -> None:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: lines are checked by the pydantic models only")
     assert schema_installed(), (
         "the ACP JSON schema is missing: run scripts/test-deps (npm @agentclientprotocol/sdk)"
     )
