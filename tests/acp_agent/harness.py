@@ -271,6 +271,11 @@ async def open_agent(
         assert not stderr, f"the agent wrote to stderr: {bytes(stderr[:2000])!r}"
 
 
+def argv_of(pid: int) -> list[str]:
+    """The command line of process ``pid``."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
 def schema_installed() -> bool:
     """Whether the ACP JSON schema (npm) is there to validate against."""
     return any(p.exists() for p in SCHEMA_PATHS)
@@ -281,6 +286,7 @@ __all__ = [
     "Recorder",
     "agent_argv",
     "allow_once",
+    "argv_of",
     "json_schema_validator",
     "open_agent",
     "schema_installed",

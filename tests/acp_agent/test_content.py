@@ -10,8 +10,9 @@ import pytest
 from acp import schema
 
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.testing.procs import children
 
-from .harness import open_agent
+from .harness import argv_of, open_agent
 
 pytestmark = [pytest.mark.acp, pytest.mark.anyio]
 
@@ -96,3 +97,17 @@ async def test_the_model_calls_a_tool_of_the_clients_stdio_mcp_server(
         assert done.status == "completed"
         assert done.content[0].content.text == "QUIET WORDS"
         assert [r["content"] for r in fake_api.tool_results()] == ["QUIET WORDS"]
+
+
+async def test_additional_directories_are_given_to_the_cli(
+    agent_env: dict[str, str], project_dir: Path, tmp_path: Path
+) -> None:
+    extra = tmp_path / "shared-lib"
+    extra.mkdir()
+    async with open_agent(agent_env) as agent:
+        await agent.handshake()
+        await agent.conn.new_session(
+            cwd=str(project_dir), mcp_servers=[], additional_directories=[str(extra)]
+        )
+        (cli,) = children(agent.proc.pid)
+        assert f"--add-dir={extra}" in argv_of(cli)

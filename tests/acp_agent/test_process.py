@@ -12,7 +12,7 @@ import pytest
 
 from bridge.testing.procs import alive, children, group_members
 
-from .harness import agent_argv, open_agent
+from .harness import agent_argv, argv_of, open_agent
 
 pytestmark = [pytest.mark.acp, pytest.mark.anyio]
 
@@ -23,10 +23,6 @@ def wait_children(pid: int, count: int) -> list[int]:
     while len(found := children(pid)) < count and time.monotonic() < deadline:
         time.sleep(0.1)
     return found
-
-
-def argv_of(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
 def gone(pid: int) -> bool:
