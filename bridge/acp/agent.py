@@ -20,6 +20,7 @@ import datetime
 import functools
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -137,8 +138,6 @@ class AcpAgent:
                 tg.cancel_scope.cancel()
 
     async def _watch_signals(self) -> None:
-        import signal
-
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
             async for _ in signals:
                 log.info("signal received: closing every session")
@@ -564,7 +563,10 @@ class AcpAgent:
         try:
             async for item in live.sub:
                 live.pump_busy = True
-                self._translate(live, item)
+                try:
+                    self._translate(live, item)
+                except Exception:  # one odd frame must not take the agent down
+                    log.exception("session %s: could not translate %r", live.id, item)
                 live.pump_busy = False
                 if not live.sub.pending:
                     live.pump_progress.set()
