@@ -222,10 +222,11 @@ def list_conversations(
     offset: int = 0,
     config_dir: Path | None = None,
 ) -> list[ConversationInfo]:
-    """The conversations of ``cwd``, newest first (by last write); ``limit`` and ``offset`` page.
+    """The conversations of ``cwd``, newest first (by last write, then id).
 
+    ``offset`` skips that many, ``limit`` keeps at most that many (None or 0: all).
     Side-chain transcripts and transcripts without any prompt or title are left out,
-    as the CLI's resume picker leaves them out.
+    as the SDK's ``list_sessions`` leaves them out.
     """
     return list_conversations_page(
         cwd, limit=limit, offset=offset, config_dir=config_dir
@@ -252,7 +253,7 @@ def list_conversations_page(
         head = _read_head(path)
         if head is not None:
             found.append((path, head))
-    found.sort(key=lambda item: item[1].last_modified, reverse=True)
+    found.sort(key=lambda item: (item[1].last_modified, item[0].stem), reverse=True)
     start = max(offset, 0)
     stop = None if limit is None or limit <= 0 else start + limit
     page = [_info(path, head) for path, head in found[start:stop]]

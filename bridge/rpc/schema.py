@@ -1225,6 +1225,46 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 ),
             ),
         ),
+        Example(
+            (
+                _b(
+                    _notification(
+                        "session/exited",
+                        {
+                            "sessionId": _SID,
+                            "status": {"state": "failed", "signal": 9},
+                            "reason": "failed",
+                        },
+                    )
+                ),
+                _c(_request(18, "session/status", {"sessionId": _SID})),
+                _b(
+                    _result(
+                        18,
+                        {
+                            **_STATUS,
+                            "state": "exited",
+                            "exitStatus": {"state": "failed", "signal": 9},
+                        },
+                    )
+                ),
+                _c(_request(19, "session/create", {"cwd": _CWD, "resume": _CLAUDE_SID})),
+                _b(
+                    _result(
+                        19,
+                        {
+                            "sessionId": "s2-9c41d07a",
+                            "pid": 21544,
+                            "cwd": _CWD,
+                            "cliPath": _CLI,
+                            "permissionMode": "default",
+                        },
+                    )
+                ),
+            ),
+            "Recovery after a crash: the dead session still names its `claudeSessionId`; a "
+            "new session resumes it with every completed turn in context.",
+        ),
     ),
     "session/list": (
         Example(
@@ -1360,7 +1400,8 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 _b(_result(33, {})),
             ),
             "The next `session/history` shows it with `title` and `customTitle` "
-            '"Bash smoke test". The CLI\'s own picker shows the new title too.',
+            '"Bash smoke test". The bridge appends the same `custom-title` entry the CLI\'s '
+            "own `/rename` writes, so the CLI shows the title too.",
         ),
     ),
     "session/deleteHistory": (
@@ -2124,8 +2165,8 @@ project directory. The bridge reads them the way the CLI does:
   before the create answer, its past messages arrive as `session/event`s with
   `replay: true` (numbered by the session's usual `seq`), so a host renders them
   with the renderer it uses for live turns; then turns continue the conversation.
-- **Rename** with `session/renameHistory` (the CLI's own `custom-title` entry, so
-  the CLI's picker shows it too) and **delete** with `session/deleteHistory`
+- **Rename** with `session/renameHistory` (the entry the CLI's own `/rename`
+  writes) and **delete** with `session/deleteHistory`
   (refused with ConversationInUse while a live session holds the conversation).
 
 **Recovery after a crash.** When a session's CLI dies (`session/exited` with reason

@@ -522,7 +522,7 @@ class Bridge:
             "session/status": self.status,
             "session/list": self.list_sessions,
             "session/close": self.close,
-            "session/history": self.history,
+            "session/history": self.list_history,
             "session/transcript": self.transcript,
             "session/renameHistory": self.rename_history,
             "session/deleteHistory": self.delete_history,
@@ -602,7 +602,16 @@ class Bridge:
             entry.started = True
         self.sessions[session_id] = entry
         if replay is not None:
-            await self._replay(entry, replay)
+            try:
+                await self._replay(entry, replay)
+            except BaseException:
+                # Cancelled or failed mid-replay: the client never gets this session's id,
+                # so the session must not outlive the request.
+                self._tg.start_soon(self._pump, entry)
+                entry.exit_reason = "closed"
+                with anyio.CancelScope(shield=True):
+                    await self._close_quietly(entry, self.config.close_grace)
+                raise
         self._tg.start_soon(self._pump, entry)
         if self.pool is not None and self.pool.size:
             if warm is None:
@@ -842,7 +851,7 @@ class Bridge:
                 live[claude_id] = entry.id
         return live
 
-    async def history(self, params: wire.HistoryParams) -> wire.HistoryResult:
+    async def list_history(self, params: wire.HistoryParams) -> wire.HistoryResult:
         """``session/history``."""
         page = await anyio.to_thread.run_sync(
             functools.partial(

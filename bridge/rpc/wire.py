@@ -911,7 +911,7 @@ class HistoryParams(_Wire):
     cwd: str
     """The project directory (as ``session/create`` takes it)."""
     limit: int | None = None
-    """At most this many conversations (default: all)."""
+    """At most this many conversations (null or 0: all)."""
     offset: int = 0
     """Skip this many of the newest first."""
 

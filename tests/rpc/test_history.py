@@ -21,8 +21,11 @@ import pytest
 from bridge.duplex.history import encode_cwd
 from bridge.rpc.wire import ErrorCode
 from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.testing.procs import alive
+from bridge.testing.transcripts import write_transcript
 
-from .conftest import OpenBridge
+from .conftest import OpenBridge, session_params
+from .test_backpressure import stall_until_pipe_full
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
@@ -100,6 +103,7 @@ def wire_events(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.realcli
 async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -116,6 +120,8 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         for prompt in THREE_TURNS:
             await client.send(sid, prompt)
         claude_id = (await client.call("session/status", {"sessionId": sid}))["claudeSessionId"]
+        # the real CLI named the long directory exactly as encode_cwd does (cut + hash)
+        assert (sdk_config / "projects" / encode_cwd(long_project) / f"{claude_id}.jsonl").is_file()
 
         listed = await client.call("session/history", {"cwd": str(long_project)})
         assert listed["total"] == 1
@@ -147,6 +153,7 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_resume_with_replay_streams_the_past_before_the_answer_then_continues(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -181,6 +188,8 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert [p["seq"] for p in replayed] == list(range(1, len(replayed) + 1))
         assert all(p["replay"] is True for p in replayed)
         assert wire_events(past["events"])[0] == ("userText", "remember the word pelican")
+        listed = await client.call("session/history", {"cwd": str(project_dir)})
+        assert listed["conversations"][0]["liveSessionId"] == sid  # held before its first turn
 
         turn = await client.send(sid, "what was the word?")
         assert turn["claudeSessionId"] == claude_id
@@ -193,6 +202,7 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_after_the_cli_is_killed_resume_continues_with_every_completed_turn(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -235,6 +245,7 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
         assert await client.shutdown_and_exit() == 0
 
 
+@pytest.mark.realcli
 async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept(
     open_bridge: OpenBridge,
     real_cli: Path,
@@ -315,3 +326,34 @@ async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(
         missing = await client.error("session/create", {**params, "resume": unknown})
         assert missing["code"] == ErrorCode.HISTORY_NOT_FOUND
         assert await client.call("session/list") == {"sessions": []}  # nothing was spawned
+
+
+async def test_a_create_cancelled_during_replay_leaves_no_session_running(
+    open_bridge: OpenBridge,
+    fake_cli: Path,
+    workdir: Path,
+    isolated_home: Path,
+    offline_env: dict[str, str],
+) -> None:
+    """The client stops reading, so the replay waits for queue space; a cancel then
+    ends the create, and the session it had started is closed (its id was never told)."""
+    claude_id = "5a5a5a5a-0000-4000-8000-00000000cafe"
+    project = isolated_home / ".claude" / "projects" / encode_cwd(workdir)
+    project.mkdir(parents=True)
+    write_transcript(project / f"{claude_id}.jsonl", claude_id, 4 * 1024 * 1024, str(workdir))
+    params = {**session_params(fake_cli, workdir), "resume": claude_id, "replay": True}
+    async with open_bridge(env=offline_env, args=["--max-queued-events", "16"]) as client:
+        await client.initialize()
+        client.pause_reading()
+        create = await client.start_request("session/create", params)
+        await stall_until_pipe_full(client)
+        await client.notify("$/cancelRequest", {"id": create})
+        client.resume_reading()
+        answer = await client.response(create)
+        assert answer["error"]["code"] == ErrorCode.REQUEST_CANCELLED
+        exited = await client.wait_for(lambda n: n["method"] == "session/exited")
+        assert exited["params"]["reason"] == "closed"
+        (session,) = (await client.call("session/list"))["sessions"]
+        assert session["state"] == "exited" and not alive(session["pid"])
+        replayed = client.events(session["sessionId"])
+        assert replayed and len(replayed) < 4 * (4 * 1024 * 1024 // 40_000)  # cut short

@@ -28,6 +28,9 @@ from bridge.duplex.history import (
     read_messages,
     rename_conversation,
 )
+from bridge.rpc.events import to_wire
+from bridge.rpc.wire import ThinkingEvent
+from bridge.testing.transcripts import ENTRIES_PER_TURN, write_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 PROJECT = "/home/user/project"  # the cwd the fixtures were rewritten to
@@ -171,7 +174,9 @@ def test_read_messages_pairs_each_tool_result_with_its_call(config: Path, instal
     assert calls == results and len(calls) == 3
 
 
-@pytest.mark.parametrize("name", ["three_turns", "compacted", "parallel_tools", "damaged"])
+@pytest.mark.parametrize(
+    "name", ["three_turns", "compacted", "parallel_tools", "damaged", "renamed"]
+)
 def test_read_messages_agrees_with_the_sdk(config: Path, install: Install, name: str) -> None:
     sid = install(name)
     mine = list(read_messages(PROJECT, sid, config_dir=config))
@@ -214,6 +219,54 @@ def test_a_reply_with_parallel_tool_calls_is_read_whole(config: Path, install: I
     ]
 
 
+def test_side_chains_and_meta_entries_are_left_out_as_the_sdk_leaves_them(
+    config: Path, install: Install
+) -> None:
+    sid = install("parallel_tools")
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    lines = path.read_text().splitlines()
+    first_user = next(json.loads(ln) for ln in lines if '"type":"user"' in ln)
+
+    def entry(uuid: str, parent: str, kind: str, content: str, **flags: object) -> str:
+        message = {"role": kind, "content": content}
+        line = {"parentUuid": parent, "type": kind, "uuid": uuid, "sessionId": sid}
+        return json.dumps({**line, "message": message, **flags})
+
+    root = first_user["uuid"]
+    side = "aaaaaaaa-0000-4000-8000-000000000001"
+    meta = "aaaaaaaa-0000-4000-8000-000000000002"
+    extra = [  # branches off the first prompt, written last: neither may become the leaf
+        entry(side, root, "assistant", "side chain reply", isSidechain=True, agentId="a1"),
+        entry(meta, root, "user", "<meta>", isMeta=True),
+    ]
+    path.write_text("\n".join([*lines, *extra]) + "\n")
+    mine = list(read_messages(PROJECT, sid, config_dir=config))
+    assert [(kind(f), f.uuid) for f in mine] == [
+        (m.type, m.uuid) for m in sdk.get_session_messages(sid, PROJECT)
+    ]
+    assert {side, meta}.isdisjoint(f.uuid for f in mine)
+    assert summary(mine)[-1] == ("assistant", "Both done.")
+
+
+def test_thinking_blocks_are_read_and_become_thinking_events(
+    config: Path, install: Install
+) -> None:
+    sid = install("three_turns")
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    lines = path.read_text().splitlines()
+    last = [json.loads(ln) for ln in lines if '"type":"assistant"' in ln][-1]
+    thought = {
+        **last,
+        "parentUuid": last["uuid"],
+        "uuid": "bbbbbbbb-0000-4000-8000-000000000001",
+        "message": {**last["message"], "content": [{"type": "thinking", "thinking": "hmm"}]},
+    }
+    path.write_text("\n".join([*lines, json.dumps(thought)]) + "\n")
+    frames = list(read_messages(PROJECT, sid, config_dir=config))
+    (event,) = to_wire(frames[-1])
+    assert isinstance(event, ThinkingEvent) and event.thinking == "hmm"
+
+
 @pytest.mark.parametrize("bad", ["0d9e0c3e-0000-4000-8000-000000000000", "../../etc/passwd", ""])
 def test_reading_an_unknown_conversation_raises_conversation_not_found(
     config: Path, install: Install, bad: str
@@ -229,7 +282,7 @@ def test_a_50_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
     project.mkdir(parents=True)
     sid = "5a5a5a5a-0000-4000-8000-000000000000"
     path = project / f"{sid}.jsonl"
-    turns = _write_big_transcript(path, sid, 50 * 1024 * 1024)
+    turns = write_transcript(path, sid, 50 * 1024 * 1024)
     tracemalloc.start()
     try:
         count = 0
@@ -238,51 +291,9 @@ def test_a_50_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert count == 4 * turns
+    assert count == ENTRIES_PER_TURN * turns
     assert path.stat().st_size >= 50 * 1024 * 1024
     assert peak < 8 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB for a 50 MiB transcript"
-
-
-def _write_big_transcript(path: Path, sid: str, size: int) -> int:
-    """Turns of prompt, Read call, 40 KB result and reply, each line a real entry's shape."""
-    body = "x" * 40_000
-    parent: str | None = None
-    n = 0
-
-    def entry(kind: str, content: object, message_id: str | None = None) -> str:
-        nonlocal parent, n
-        n += 1
-        uuid = f"{n:08x}-0000-4000-8000-000000000000"
-        message = {"role": kind, "content": content}
-        if message_id:
-            message["id"] = message_id
-        line = {
-            "parentUuid": parent,
-            "isSidechain": False,
-            "type": kind,
-            "message": message,
-            "uuid": uuid,
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "sessionId": sid,
-            "cwd": PROJECT,
-        }
-        parent = uuid
-        return json.dumps(line, separators=(",", ":")) + "\n"
-
-    turns = 0
-    with path.open("w") as f:
-        while f.tell() < size:
-            turns += 1
-            call = f"toolu_{turns}"
-            use = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": "/f"}}
-            result = {"type": "tool_result", "tool_use_id": call, "content": body}
-            f.write(entry("user", f"read it {turns}"))
-            f.write(entry("assistant", [use], f"msg_{turns}a"))
-            f.write(entry("user", [result]))
-            f.write(
-                entry("assistant", [{"type": "text", "text": f"done {turns}"}], f"msg_{turns}b")
-            )
-    return turns
 
 
 # --------------------------------------------------------------------------- listing
@@ -345,6 +356,26 @@ def test_rename_sets_the_title_the_next_listing_shows(config: Path, install: Ins
     assert (info.title, info.custom_title) == ("Final name", "Final name")
     assert sdk.list_sessions(PROJECT)[0].custom_title == "Final name"
     assert summary(list(read_messages(PROJECT, sid, config_dir=config))) == THREE_TURNS
+
+
+def test_a_title_set_by_the_clis_own_rename_is_listed(config: Path, install: Install) -> None:
+    install("renamed")
+    (info,) = list_conversations(PROJECT, config_dir=config)
+    assert (info.title, info.custom_title, info.first_prompt) == (
+        "My Chosen Name",
+        "My Chosen Name",
+        "hello",
+    )
+
+
+def test_rename_writes_the_entry_the_clis_rename_writes(config: Path, install: Install) -> None:
+    lines = (FIXTURES / "renamed.jsonl").read_text().splitlines()
+    (cli_entry,) = [json.loads(ln) for ln in lines if '"type":"custom-title"' in ln]
+    sid = install("three_turns")
+    rename_conversation(PROJECT, sid, "My Chosen Name", config_dir=config)
+    path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
+    ours = json.loads(path.read_text().splitlines()[-1])
+    assert ours == {**cli_entry, "sessionId": sid}
 
 
 def test_rename_after_a_torn_last_line_keeps_the_title_on_a_line_of_its_own(

@@ -713,7 +713,7 @@ export interface HistoryParams {
    */
   cwd: string;
   /**
-   * At most this many conversations (default: all).
+   * At most this many conversations (null or 0: all).
    */
   limit?: number | null;
   /**
