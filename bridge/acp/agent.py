@@ -637,7 +637,17 @@ class AcpAgent:
     # ------------------------------------------------------------------ permissions
 
     async def decide(self, live: _Live, request: duplex.PermissionRequest) -> duplex.Decision:
-        """Ask the client about one CLI permission request."""
+        """Ask the client about one CLI permission request (a client that fails to
+        answer denies it, saying so to the model)."""
+        try:
+            return await self._decide(live, request)
+        except RemoteError as exc:
+            log.info("session %s: permission request failed: %s", live.id, exc)
+            return duplex.Deny(
+                message=f"{request.tool_name} was denied: the client could not be asked ({exc})"
+            )
+
+    async def _decide(self, live: _Live, request: duplex.PermissionRequest) -> duplex.Decision:
         if live.cancelled:
             return duplex.Deny(message="The user cancelled.", interrupt=True)
         if request.tool_name == "AskUserQuestion":
@@ -697,14 +707,12 @@ class AcpAgent:
         return duplex.Deny(message="The user rejected this tool call.")
 
     async def _ask(self, live: _Live, request_id: str, method: str, params: Any) -> Any:
-        """Call the client; None when the prompt was cancelled or the client failed."""
+        """Call the client; None when ``session/cancel`` resolved the question first.
+        Raises :class:`RemoteError` when the client answered with an error."""
         with anyio.CancelScope() as scope:
             live.asking[request_id] = scope
             try:
                 return await self.endpoint.request(method, params)
-            except RemoteError as exc:
-                log.info("%s failed: %s", method, exc)
-                return None
             finally:
                 live.asking.pop(request_id, None)
         return None

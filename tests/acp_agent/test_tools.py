@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import acp
 import pytest
 from acp import schema
 
@@ -204,3 +205,23 @@ async def test_todo_write_becomes_a_plan(
             ("Add a test", "pending"),
         ]
         assert not agent.client.of("tool_call"), "a plan, not a tool card"
+
+
+async def test_a_client_failing_to_answer_a_permission_request_denies_the_call(
+    agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
+) -> None:
+    async def broken(
+        tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption]
+    ) -> str | None:
+        raise acp.RequestError.internal_error({"details": "no dialog today"})
+
+    async with open_agent(agent_env, client=Recorder(broken)) as agent:
+        await agent.handshake()
+        session = await agent.new_session(project_dir)
+        answer = await agent.prompt(session.session_id, "USE_BASH now")
+        assert answer.stop_reason == "end_turn"
+        (update,) = agent.client.of("tool_call_update")
+        assert update.status == "failed"
+        (result,) = fake_api.tool_results()
+        assert "the client could not be asked" in result["content"]
+        assert not (project_dir / "made-by-bash").exists()
