@@ -134,7 +134,6 @@ class AcpAgent:
                     async with anyio.create_task_group() as closing:
                         for live in list(self.sessions.values()):
                             closing.start_soon(self._close_session, live)
-                    await self.endpoint.flush()
                 tg.cancel_scope.cancel()
 
     async def _watch_signals(self) -> None:

@@ -119,16 +119,14 @@ class Endpoint:
                 await self._read_loop()
             self.closed = True
             self._fail_waiters()
+            with anyio.move_on_after(1.0):  # answers already queued still go out
+                await self._outbound.flush()
+            self._outbound.close()
             tg.cancel_scope.cancel()
 
     def stop(self) -> None:
         """Stop reading (the caller then closes what it owns)."""
         self._read_scope.cancel()
-
-    async def flush(self) -> None:
-        """Wait (at most a second) until everything queued has been written."""
-        with anyio.move_on_after(1.0):
-            await self._outbound.flush()
 
     def notify(self, method: str, params: Any) -> None:
         """Queue a notification."""
