@@ -1,4 +1,4 @@
-"""``claude-bridge`` / ``python -m bridge``: serve, schema, doctor, demo."""
+"""``claude-bridge`` / ``python -m bridge``: serve, acp, schema, doctor, demo."""
 
 from __future__ import annotations
 
@@ -44,6 +44,36 @@ def _parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="exit 1 if the files on disk differ from what would be generated",
+    )
+
+    acp = sub.add_parser(
+        "acp",
+        help="serve the Agent Client Protocol (Zed, CodeCompanion, agent-shell, acpx)",
+        description="Be an ACP v1 agent on stdin/stdout (newline-delimited JSON-RPC): "
+        "each ACP session is one long-lived claude process.",
+    )
+    acp.add_argument("--claude-path", help="the claude executable for new sessions")
+    acp.add_argument("--log-file", help="write diagnostics to this file")
+    acp.add_argument("--verbose", action="store_true", help="log diagnostics to stderr")
+    acp.add_argument(
+        "--warm-pool",
+        type=int,
+        default=1,
+        metavar="N",
+        help="keep N spare CLI processes ready per project (default 1; 0 turns it off)",
+    )
+    acp.add_argument(
+        "--warm-idle",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="reap a spare unused this long (default 300)",
+    )
+    acp.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        help="largest incoming message accepted (default 64 MiB)",
     )
 
     doctor = sub.add_parser(
@@ -123,6 +153,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             handle_signals=True,
         )
         return serve_stdio(config, log_file=args.log_file, verbose=args.verbose)
+    if args.command == "acp":
+        from .acp import AcpConfig
+        from .acp import serve_stdio as serve_acp
+
+        acp_config = AcpConfig(
+            claude_path=args.claude_path,
+            max_message_bytes=args.max_message_bytes,
+            warm_pool=args.warm_pool,
+            warm_idle_timeout=args.warm_idle,
+            handle_signals=True,
+        )
+        return serve_acp(acp_config, log_file=args.log_file, verbose=args.verbose)
     if args.command == "schema":
         from .rpc.schema import main as schema_main
 

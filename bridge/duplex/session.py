@@ -648,9 +648,11 @@ class DuplexSession:
         return await self._control(subtype, payload, self.options.limits.control_timeout)
 
     async def _control(
-        self, subtype: str, payload: dict[str, Any] | None, timeout: float | None
+        self, subtype: str, payload: dict[str, Any] | None, deadline: float | None
     ) -> dict[str, Any]:
-        """A control request bounded by ``timeout`` (a breach closes the session)."""
+        """A control request answered within ``deadline`` seconds (a breach closes the
+        session); ``None`` waits for the answer."""
+        timeout = deadline
         self._check_alive()
         request_id = f"req_{next(self._ids)}_{uuid_mod.uuid4().hex[:8]}"
         waiter = _ControlWaiter()

@@ -81,6 +81,7 @@ __all__ = [
     "Responder",
     "Script",
     "Text",
+    "Thinking",
     "ToolUse",
     "is_side_request",
     "large_text",
@@ -127,11 +128,19 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """A thinking block in a :class:`Reply`: ``thinking_delta`` events, then a signature."""
+
+    thinking: str
+    signature: str = "fake-signature"
+
+
+@dataclass(frozen=True)
 class Reply:
     """One assistant message of several blocks; ``stop_reason`` defaults to ``tool_use`` when
     any block is a :class:`ToolUse`, else ``end_turn``."""
 
-    blocks: Sequence[Text | ToolUse]
+    blocks: Sequence[Text | ToolUse | Thinking]
     stop_reason: str | None = None
 
     def effective_stop_reason(self) -> str:
@@ -547,7 +556,22 @@ def _stream_events(
     )
     out_tokens = 0
     for index, block in enumerate(reply.blocks):
-        if isinstance(block, Text):
+        if isinstance(block, Thinking):
+            opening = {"type": "thinking", "thinking": "", "signature": ""}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+            for delta in (
+                {"type": "thinking_delta", "thinking": block.thinking},
+                {"type": "signature_delta", "signature": block.signature},
+            ):
+                out_tokens += 1
+                yield (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+        elif isinstance(block, Text):
             yield (
                 "content_block_start",
                 {
@@ -600,7 +624,11 @@ def _stream_events(
 def _message_json(api: FakeMessagesAPI, body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     for block in reply.blocks:
-        if isinstance(block, Text):
+        if isinstance(block, Thinking):
+            content.append(
+                {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+            )
+        elif isinstance(block, Text):
             content.append({"type": "text", "text": block.text})
         else:
             tid = block.id or api._new_id("toolu")
