@@ -67,7 +67,7 @@ It returns the result, or signals `jsonrpc-error'.")
   "Function of (MESSAGE) called when the bridge process has ended.")
 
 (defvar claude-bridge-client--connection nil
-  "The live `jsonrpc-process-connection' to the bridge, or nil.")
+  "The live connection to the bridge (a jsonrpc.el process connection), or nil.")
 
 (defvar claude-bridge-client--ready nil
   "Non-nil once `initialize' was answered on the current connection.")
@@ -85,7 +85,7 @@ It returns the result, or signals `jsonrpc-error'.")
   "An empty JSON object (nil would be encoded as null).")
 
 (defun claude-bridge-client-live-p ()
-  "Return non-nil when the bridge process runs."
+  "Return non-nil when the bridge process is running."
   (and claude-bridge-client--connection
        (jsonrpc-running-p claude-bridge-client--connection)))
 

@@ -307,7 +307,7 @@ Return the summary item."
    :request-id (plist-get request :requestId)))
 
 (defun claude-bridge-model-forget-permission (session request-id &optional answer)
-  "Remove SESSION's pending permission REQUEST-ID; ANSWER says how it ended."
+  "Remove SESSION's pending permission REQUEST-ID, which ended as ANSWER."
   (setf (claude-bridge-session-permissions session)
         (cl-remove request-id (claude-bridge-session-permissions session)
                    :key (lambda (r) (plist-get r :requestId)) :test #'equal))

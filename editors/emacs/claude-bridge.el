@@ -348,7 +348,7 @@ The project is the `project.el' root of DIRECTORY (default:
     (run-hook-with-args 'claude-bridge-turn-done-hook session result)))
 
 (defun claude-bridge--send-now (session prompt)
-  "Send PROMPT to SESSION: a new turn, or a live message if one runs."
+  "Send PROMPT to SESSION: a new turn, or a live message into the running one."
   (let ((id (claude-bridge-session-id session)))
     (if (eq (claude-bridge-session-state session) 'running)
         (progn
@@ -553,7 +553,7 @@ Return the chat buffer."
 ;;;; Session list
 
 (defun claude-bridge-sessions ()
-  "List the bridge's sessions; RET shows a session's chat buffer.
+  "List the bridge's sessions; RET in the list visits a chat buffer.
 Return the `session/list' entries."
   (interactive)
   (let* ((sessions (append (plist-get (claude-bridge-client-call-sync "session/list" nil)
@@ -649,7 +649,7 @@ Return the `session/list' entries."
   "The before and after buffers of a diff buffer, for ediff.")
 
 (defun claude-bridge-diff-buffer (tool input)
-  "Return a `diff-mode' buffer of what TOOL with INPUT changes on disk."
+  "Return a `diff-mode' buffer: the file on disk, then after TOOL with INPUT."
   (let* ((file (plist-get input :file_path))
          (before (generate-new-buffer " *claude-bridge before*"))
          (after (generate-new-buffer " *claude-bridge after*"))
@@ -771,7 +771,7 @@ Return the `session/list' entries."
 ;;;; Drawing
 
 (defun claude-bridge--schedule-redraw (session)
-  "Redraw SESSION's chat buffer soon (changes are drawn in batches)."
+  "Schedule one batched redraw of SESSION's chat buffer."
   (when-let ((buf (claude-bridge--session-buffer session)))
     (with-current-buffer buf
       (unless claude-bridge--timer
@@ -966,7 +966,7 @@ Type after the line at the bottom; \\[claude-bridge-send] sends.
     (setf (claude-bridge-session-state session) 'closed)))
 
 (defun claude-bridge-shutdown ()
-  "Stop the bridge and every Claude process it runs."
+  "Stop the bridge and every Claude process of it."
   (interactive)
   (claude-bridge-client-shutdown))
 

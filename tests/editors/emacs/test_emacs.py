@@ -1,0 +1,177 @@
+"""The Emacs package (editors/emacs) in a real Emacs: ERT in batch against the real bridge.
+
+One ``emacs --batch`` runs every ERT test of ``editors/emacs/test/claude-bridge-test.el``
+against the real ``claude-bridge`` and the real CLI, both pointed at one fake Messages API
+started here; each ERT test is then reported as its own pytest test, so a failure names it.
+Emacs gets the fake API and an isolated HOME through its environment (``offline_env``), which
+the bridge and the CLI inherit.
+
+Run alone: ``python -m pytest -m emacs`` (needs ``emacs`` 28.2 and package-lint:
+``scripts/test-deps.d/emacs.sh``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.testing.fake_api import FakeMessagesAPI, Text
+from bridge.testing.procs import alive
+from bridge.testing.realcli import offline_env
+
+pytestmark = [pytest.mark.emacs, pytest.mark.realcli]
+
+ROOT = Path(__file__).resolve().parents[3]
+PACKAGE = ROOT / "editors" / "emacs"
+TESTS = PACKAGE / "test"
+BRIDGE_CMD = [sys.executable, "-m", "bridge", "serve"]
+ERT_NAMES = re.findall(
+    r"^\(ert-deftest (claude-bridge-test-[^\s()]+)",
+    (TESTS / "claude-bridge-test.el").read_text(encoding="utf-8"),
+    re.MULTILINE,
+)
+
+
+def _emacs() -> str:
+    if subprocess.run(["emacs", "--version"], capture_output=True).returncode != 0:
+        pytest.fail("emacs is not installed: run scripts/test-deps", pytrace=False)
+    return "emacs"
+
+
+def _emacs_env(api: FakeMessagesAPI, tmp: Path) -> dict[str, str]:
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    env = offline_env(api.url, home)
+    env.update(
+        CLAUDE_BRIDGE_TEST_COMMAND=json.dumps(BRIDGE_CMD),
+        CLAUDE_BRIDGE_TEST_TMP=str(tmp),
+        CLAUDE_BRIDGE_TEST_API=api.url,
+    )
+    return env
+
+
+@pytest.fixture(scope="module")
+def ert_results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Run every ERT test once in one Emacs; yield {name: {status, message, seconds}}."""
+    emacs = _emacs()
+    tmp = tmp_path_factory.mktemp("emacs-ert").resolve()
+    results = tmp / "results.json"
+    log = tmp / "emacs.log"
+    with FakeMessagesAPI() as api:
+        env = _emacs_env(api, tmp)
+        env["CLAUDE_BRIDGE_TEST_RESULTS"] = str(results)
+        with log.open("wb") as out:
+            proc = subprocess.run(
+                [emacs, "--batch", "-Q", "-L", str(PACKAGE), "-L", str(TESTS)]
+                + ["-l", "run-tests.el"],
+                cwd=tmp,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=600,
+            )
+    output = log.read_text(encoding="utf-8", errors="replace")
+    if not results.exists():
+        pytest.fail(f"Emacs wrote no results (exit {proc.returncode}):\n{output[-8000:]}")
+    data: dict[str, Any] = json.loads(results.read_text(encoding="utf-8"))
+    data["__log__"] = output
+    yield data
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("name", ERT_NAMES)
+def test_ert(name: str, ert_results: dict[str, Any]) -> None:
+    """Each ERT test passed (its condition and Emacs's output otherwise)."""
+    result = ert_results.get(name)
+    assert result is not None, f"{name} did not run:\n{ert_results['__log__'][-4000:]}"
+    if result["status"] != "passed":
+        log = ert_results["__log__"]
+        start = log.find(f"Test {name} backtrace")
+        pytest.fail(
+            f"{name} {result['status']}: {result['message']}\n\n"
+            + (log[start : start + 6000] if start >= 0 else log[-4000:]),
+            pytrace=False,
+        )
+
+
+def test_package_byte_compiles_and_is_checkdoc_and_package_lint_clean() -> None:
+    proc = subprocess.run(
+        [_emacs(), "--batch", "-Q", "-L", str(PACKAGE), "-l", str(TESTS / "lint.el")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "lint: 0 problem(s)" in proc.stdout
+
+
+_KILL_SCRIPT = """
+(progn
+  (require 'claude-bridge)
+  (setq claude-bridge-command (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND"))
+                                      nil))
+  (let* ((buf (claude-bridge-chat (getenv "PROJECT")))
+         (session (buffer-local-value 'claude-bridge--session buf)))
+    (claude-bridge-send "hello" session)
+    (while (not (claude-bridge-session-last-result session))
+      (accept-process-output nil 0.05))
+    (claude-bridge-send "talk slowly" session)
+    (with-temp-file (getenv "PIDS")
+      (insert (format "%d %d" (claude-bridge-client-pid) (claude-bridge-session-pid session))))
+    (if (equal (getenv "HOW") "kill-emacs")
+        (kill-emacs 0)
+      (while t (accept-process-output nil 0.05)))))
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("how", ["kill-emacs", "SIGKILL"])
+def test_killing_emacs_leaves_no_bridge_or_claude_process(how: str, tmp_path: Path) -> None:
+    """Mid-turn, `kill-emacs` ends the bridge and its CLI before Emacs exits; an Emacs
+    killed outright (SIGKILL) closes the bridge's input, and the bridge ends them itself."""
+    project = tmp_path / "project"
+    project.mkdir()
+    pids_file = tmp_path / "pids"
+    with FakeMessagesAPI() as api:
+        env = _emacs_env(api, tmp_path)
+        env.update(PROJECT=str(project), PIDS=str(pids_file), HOW=how)
+        api.enqueue(Text("Echo: hello"), Text("w " * 400, delay=0.05))
+        emacs = subprocess.Popen(
+            [_emacs(), "--batch", "-Q", "-L", str(PACKAGE), "--eval", _KILL_SCRIPT],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not (pids_file.exists() and pids_file.read_text().strip()):
+                assert emacs.poll() is None or how == "kill-emacs", emacs.stdout
+                assert time.monotonic() < deadline, "Emacs never started the session"
+                time.sleep(0.05)
+            bridge, cli = (int(p) for p in pids_file.read_text().split())
+            assert alive(cli) or how == "kill-emacs"
+            if how == "SIGKILL":
+                time.sleep(0.3)  # the slow turn is streaming
+                os.kill(emacs.pid, signal.SIGKILL)
+            emacs.wait(timeout=30)
+        finally:
+            if emacs.poll() is None:
+                emacs.kill()
+                emacs.wait()
+        if how == "SIGKILL":  # the bridge notices its input ended, on its own time
+            deadline = time.monotonic() + 20
+            while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        # After kill-emacs nothing is left at once: Emacs waited for the bridge.
+        assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
+        assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
