@@ -224,6 +224,13 @@ failure."
                                        (plist-get failure :message)))))
           (t result))))
 
+(defun claude-bridge-client--running-p (proc)
+  "Return non-nil while PROC runs, asking the system rather than Emacs.
+Emacs killed by a signal may not reap its children any more."
+  (and (process-live-p proc)
+       (let ((state (alist-get 'state (process-attributes (process-id proc)))))
+         (and state (not (equal state "Z"))))))
+
 (defun claude-bridge-client-shutdown (&optional wait)
   "Stop the bridge: close its input and wait up to WAIT seconds for it.
 The bridge closes every session and reaps every CLI process when its
@@ -236,13 +243,17 @@ sent SIGTERM, then killed."
             claude-bridge-client--ready nil
             claude-bridge-client--queue nil)
       (when (process-live-p proc)
+        ;; Emacs 28 killed by a signal (SIGHUP when its terminal goes) spins
+        ;; on the EOF of the stderr pipe when the bridge exits: drop that pipe.
+        (when-let ((stderr (get-buffer-process (jsonrpc-stderr-buffer conn))))
+          (delete-process stderr))
         (ignore-errors (process-send-eof proc))
-        (while (and (process-live-p proc) (< (float-time) deadline))
+        (while (and (claude-bridge-client--running-p proc) (< (float-time) deadline))
           (accept-process-output proc 0.05))
-        (when (process-live-p proc)
+        (when (claude-bridge-client--running-p proc)
           (ignore-errors (signal-process proc 'term))
           (setq deadline (+ (float-time) 2))
-          (while (and (process-live-p proc) (< (float-time) deadline))
+          (while (and (claude-bridge-client--running-p proc) (< (float-time) deadline))
             (accept-process-output proc 0.05)))
         (when (process-live-p proc)
           (delete-process proc))))))

@@ -72,8 +72,17 @@ def ert_results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         env["CLAUDE_BRIDGE_TEST_RESULTS"] = str(results)
         with log.open("wb") as out:
             proc = subprocess.run(
-                [emacs, "--batch", "-Q", "-L", str(PACKAGE), "-L", str(TESTS)]
-                + ["-l", "run-tests.el"],
+                [
+                    emacs,
+                    "--batch",
+                    "-Q",
+                    "-L",
+                    str(PACKAGE),
+                    "-L",
+                    str(TESTS),
+                    "-l",
+                    "run-tests.el",
+                ],
                 cwd=tmp,
                 env=env,
                 stdout=out,
@@ -173,5 +182,82 @@ def test_killing_emacs_leaves_no_bridge_or_claude_process(how: str, tmp_path: Pa
             while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
                 time.sleep(0.05)
         # After kill-emacs nothing is left at once: Emacs waited for the bridge.
+        assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
+        assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
+
+
+_TERMINAL_SCRIPT = """
+(let* ((buf (progn
+              (require 'claude-bridge)
+              (setq claude-bridge-command
+                    (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND")) nil))
+              (claude-bridge-chat (getenv "PROJECT"))))
+       (session (buffer-local-value 'claude-bridge--session buf))
+       (first t))
+  (switch-to-buffer buf)
+  (add-hook 'claude-bridge-turn-done-hook
+            (lambda (_session _result)
+              (when first
+                (setq first nil)
+                (claude-bridge-send "talk slowly" session)
+                (with-temp-file (getenv "PIDS")
+                  (insert (format "%d %d" (claude-bridge-client-pid)
+                                  (claude-bridge-session-pid session)))))))
+  (claude-bridge-send "hello" session))
+"""
+
+
+@pytest.mark.timeout(120)
+def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
+    tmp_path: Path,
+) -> None:
+    """`emacs -nw` whose terminal goes away (SIGHUP) mid-turn ends the bridge and its CLI."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    project = tmp_path / "project"
+    project.mkdir()
+    pids_file = tmp_path / "pids"
+    emacs = _emacs()
+    with FakeMessagesAPI() as api:
+        env = _emacs_env(api, tmp_path)
+        env.update(PROJECT=str(project), PIDS=str(pids_file), TERM="xterm-256color")
+        api.enqueue(Text("Echo: hello"), Text("w " * 400, delay=0.05))
+        argv = [emacs, "-nw", "-Q", "-L", str(PACKAGE), "--eval", _TERMINAL_SCRIPT]
+        pid, master = pty.fork()
+        if pid == 0:  # the child: Emacs on the pty's slave, its controlling terminal
+            os.execvpe(emacs, argv, env)
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 35, 110, 0, 0))
+
+        def drain() -> None:  # keep Emacs's terminal writes flowing
+            try:
+                while os.read(master, 65536):
+                    pass
+            except OSError:
+                pass
+
+        threading.Thread(target=drain, daemon=True).start()
+        try:
+            deadline = time.monotonic() + 60
+            while not (pids_file.exists() and pids_file.read_text().strip()):
+                assert time.monotonic() < deadline, "Emacs never started the session"
+                time.sleep(0.05)
+            bridge, cli = (int(p) for p in pids_file.read_text().split())
+            assert alive(bridge) and alive(cli)
+            time.sleep(0.3)  # the slow turn is streaming
+            os.close(master)  # the terminal goes away: SIGHUP
+            deadline = time.monotonic() + 30
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                assert time.monotonic() < deadline, "Emacs did not exit on SIGHUP"
+                time.sleep(0.05)
+        finally:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
         assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
         assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
