@@ -225,7 +225,7 @@ failure."
           (t result))))
 
 (defun claude-bridge-client--running-p (proc)
-  "Return non-nil while PROC runs, asking the system rather than Emacs.
+  "Return non-nil while PROC is running, asking the system rather than Emacs.
 Emacs killed by a signal may not reap its children any more."
   (and (process-live-p proc)
        (let ((state (alist-get 'state (process-attributes (process-id proc)))))

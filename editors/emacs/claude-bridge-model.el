@@ -258,14 +258,17 @@ REPLAY is non-nil for past events of a resumed conversation."
                                 (format "The CLI printed: %s" (plist-get event :line))))
       (_ nil))))
 
-(defun claude-bridge-model-turn-started (session prompt)
-  "Record that PROMPT was sent to SESSION (a new turn or a live message)."
+(defun claude-bridge-model-turn-started (session prompt &optional item)
+  "Record that PROMPT was sent to SESSION (a new turn or a live message).
+ITEM is the prompt's item when the chat shows it already."
   (claude-bridge-model--close-open session nil)
   (unless (eq (claude-bridge-session-state session) 'running)
     (setf (claude-bridge-session-turn-start-cost session)
           (claude-bridge-session-total-cost session)
           (claude-bridge-session-state session) 'running))
-  (claude-bridge-model-add session 'user prompt))
+  (if item
+      (claude-bridge-model--changed session item)
+    (claude-bridge-model-add session 'user prompt)))
 
 (defun claude-bridge-model-turn-ended (session result)
   "Record the end of SESSION's turn with RESULT (a `session/send' result).

@@ -131,7 +131,8 @@ to leave the request to the next function and finally to the user."
   "The session of this chat buffer.")
 
 (defvar-local claude-bridge--queued nil
-  "Prompts waiting for the session of this buffer to start, oldest first.")
+  "Prompts waiting for the session of this buffer to start, oldest first.
+Each is (PROMPT . ITEM), ITEM being the prompt's place in the chat.")
 
 (defvar-local claude-bridge--timer nil
   "The pending redraw timer of this chat buffer.")
@@ -287,8 +288,10 @@ Signal an error if there is none, unless NOERROR."
          (when-let ((buf (claude-bridge--session-buffer session)))
            (let ((queued (buffer-local-value 'claude-bridge--queued buf)))
              (with-current-buffer buf (setq claude-bridge--queued nil))
-             (dolist (prompt queued)
-               (claude-bridge--send-now session prompt)))))))
+             (dolist (entry queued)
+               (claude-bridge-model-put (cdr entry) :queued nil)
+               (claude-bridge-model-put (cdr entry) :redraw t)
+               (claude-bridge--send-now session (car entry) (cdr entry))))))))
    :on-error
    (lambda (err)
      (cond
@@ -331,6 +334,8 @@ The project is the `project.el' root of DIRECTORY (default:
     (if (called-interactively-p 'any)
         (pop-to-buffer buf)
       (display-buffer buf))
+    (with-current-buffer buf
+      (when (< (point) claude-bridge--prompt-marker) (goto-char (point-max))))
     buf))
 
 ;;;; Turns
@@ -347,19 +352,20 @@ The project is the `project.el' root of DIRECTORY (default:
        :on-error #'ignore))
     (run-hook-with-args 'claude-bridge-turn-done-hook session result)))
 
-(defun claude-bridge--send-now (session prompt)
-  "Send PROMPT to SESSION: a new turn, or a live message into the running one."
+(defun claude-bridge--send-now (session prompt &optional item)
+  "Send PROMPT to SESSION: a new turn, or a live message into the running one.
+ITEM is the prompt's item in the chat, when it is there already."
   (let ((id (claude-bridge-session-id session)))
     (if (eq (claude-bridge-session-state session) 'running)
         (progn
-          (claude-bridge-model-turn-started session prompt)
+          (claude-bridge-model-turn-started session prompt item)
           (claude-bridge-client-call
            "session/message" (list :sessionId id :prompt prompt)
            :on-error (lambda (err)
                        (claude-bridge-model-add
                         session 'notice
                         (format "Not sent: %s" (claude-bridge-client-error-message err))))))
-      (claude-bridge-model-turn-started session prompt)
+      (claude-bridge-model-turn-started session prompt item)
       (claude-bridge-client-call
        "session/send" (list :sessionId id :prompt prompt)
        :on-result (lambda (result) (claude-bridge--turn-done session result))
@@ -405,10 +411,11 @@ process is gone is started again (continuing its conversation)."
           (let ((resume (claude-bridge-session-claude-session-id session)))
             (setf (claude-bridge-session-id session) nil)
             (claude-bridge--create session resume))))
-       (claude-bridge-model-add session 'user prompt :queued t)
-       (when buf
-         (with-current-buffer buf
-           (setq claude-bridge--queued (append claude-bridge--queued (list prompt)))))))
+       (let ((item (claude-bridge-model-add session 'user prompt :queued t)))
+         (when buf
+           (with-current-buffer buf
+             (setq claude-bridge--queued
+                   (append claude-bridge--queued (list (cons prompt item)))))))))
     session))
 
 (defun claude-bridge--region-context (start end)
@@ -673,6 +680,7 @@ Return the `session/list' entries."
                             "--label" file "--label" (concat file " (proposed)")
                             old-file new-file))
             (diff-mode)
+            (set-buffer-modified-p nil)
             (setq buffer-read-only t)
             (setq-local claude-bridge--diff-buffers (list before after)))
           out)
@@ -708,7 +716,7 @@ Return the `session/list' entries."
                           (plist-get input :file_path))
                  (claude-bridge-diff-buffer tool input)))
          (window (when diff (display-buffer diff '(nil (inhibit-same-window . t)))))
-         (why (or (plist-get request :decisionReason) (plist-get request :blockedPath)))
+         (why (plist-get request :decisionReason))
          (prompt (format "Claude wants %s%s"
                          (claude-bridge-model-tool-summary
                           (or (plist-get request :displayName) tool) input)
@@ -716,7 +724,7 @@ Return the `session/list' entries."
          (choices (append '((?a "allow" "Run it once")
                             (?d "deny" "Refuse, with an optional reason"))
                           (when (> (length suggestions) 0)
-                            '((?A "always" "Allow and add the rule the CLI suggests")))
+                            '((?A "Always" "Allow and add the rule the CLI suggests")))
                           (when diff '((?e "ediff" "Compare in ediff; answer later")))
                           '((?l "later" "Leave it open; C-c C-p answers it")))))
     (unwind-protect
@@ -892,7 +900,8 @@ Return the `session/list' entries."
             (inhibit-read-only t))
         (setf (claude-bridge-session-dirty session) nil)
         (save-excursion
-          (dolist (item dirty) (claude-bridge--draw item))))
+          (dolist (item dirty) (claude-bridge--draw item)))
+        (set-buffer-modified-p nil))
       (force-mode-line-update))))
 
 (defun claude-bridge--setup-drawing ()
@@ -900,7 +909,9 @@ Return the `session/list' entries."
   (let ((inhibit-read-only t))
     (erase-buffer)
     (setq claude-bridge--insert-marker (copy-marker (point-min) t))
-    (insert (propertize (concat "\n" (make-string 60 ?─) "\n")
+    (insert (propertize (substitute-command-keys
+                         (concat "\n── \\[claude-bridge-send] send · \\[claude-bridge-interrupt] \
+interrupt · \\[claude-bridge-answer-permission] answer · TAB fold ──\n"))
                         'read-only t 'rear-nonsticky t 'front-sticky t
                         'face 'claude-bridge-dim-face))
     (setq claude-bridge--prompt-marker (point-max-marker))

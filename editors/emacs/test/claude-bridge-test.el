@@ -169,6 +169,24 @@
         (should (string-match-p "❯ stream please" (cbt-buffer-text buf)))
         (should (string-match-p "── .* this turn · \\$" (cbt-buffer-text buf)))))))
 
+;;;; Sending before the session is up
+
+(ert-deftest claude-bridge-test-prompt-sent-while-starting-goes-once-it-is-up ()
+  (let* ((dir (cbt-project))
+         (buf (claude-bridge-chat dir)))
+    (unwind-protect
+        (let ((session (cbt-session buf)))
+          (should (eq (claude-bridge-session-state session) 'starting))
+          (claude-bridge-send "early bird" session)
+          (cbt-wait "the end of the turn"
+                    (lambda () (claude-bridge-session-last-result session)))
+          (claude-bridge--flush session)
+          (should (equal (plist-get (claude-bridge-session-last-result session) :text)
+                         "Echo: early bird"))
+          (should (= (length (cbt-items buf 'user)) 1))
+          (should-not (string-match-p "waiting for Claude" (cbt-buffer-text buf))))
+      (kill-buffer buf))))
+
 ;;;; Permissions
 
 (ert-deftest claude-bridge-test-permission-allow-runs-the-tool ()
