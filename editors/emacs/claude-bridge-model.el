@@ -261,8 +261,9 @@ REPLAY is non-nil for past events of a resumed conversation."
 (defun claude-bridge-model-turn-started (session prompt &optional item)
   "Record that PROMPT was sent to SESSION (a new turn or a live message).
 ITEM is the prompt's item when the chat shows it already."
-  (claude-bridge-model--close-open session nil)
+  ;; A live message leaves the streaming reply open: it goes on above it.
   (unless (eq (claude-bridge-session-state session) 'running)
+    (claude-bridge-model--close-open session nil)
     (setf (claude-bridge-session-turn-start-cost session)
           (claude-bridge-session-total-cost session)
           (claude-bridge-session-state session) 'running))

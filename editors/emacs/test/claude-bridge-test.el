@@ -302,8 +302,9 @@
 (ert-deftest claude-bridge-test-live-message-during-a-slow-turn-gets-its-answer ()
   (cbt-with-chat (buf dir)
     (ignore dir)
-    (let ((session (cbt-session buf)))
-      (cbt-enqueue (cbt-slow-text 30))
+    (let ((session (cbt-session buf))
+          (slow (cbt-slow-text 30)))
+      (cbt-enqueue slow)
       (claude-bridge-send "talk slowly" session)
       (cbt-wait "some streamed words" (lambda () (> (claude-bridge-session-deltas session) 2)))
       (should (eq (claude-bridge-session-state session) 'running))
@@ -312,7 +313,12 @@
                 (lambda () (eq (claude-bridge-session-state session) 'idle)))
       (claude-bridge--flush session)
       (should (= (plist-get (claude-bridge-session-last-result session) :results) 2))
-      (should (string-match-p "Echo: and one more thing" (cbt-buffer-text buf))))))
+      (should (string-match-p "Echo: and one more thing" (cbt-buffer-text buf)))
+      ;; The reply went on in place while the message waited below it: once, whole.
+      (should (equal (cbt-item-region buf (car (cbt-items buf 'text)))
+                     (plist-get slow :text)))
+      (with-current-buffer buf
+        (should (= (how-many "\\bw0 " (point-min) (point-max)) 1))))))
 
 (ert-deftest claude-bridge-test-model-and-permission-mode-switches ()
   (cbt-with-chat (buf dir)
