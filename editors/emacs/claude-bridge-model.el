@@ -31,6 +31,7 @@
   "One entry of a conversation."
   (kind nil :documentation "user, text, thinking, tool, result, permission or notice.")
   (text "" :documentation "Text drawn so far (for tool: the one-line summary).")
+  (seen nil :documentation "Chunks streamed and drawn after `text', newest first.")
   (unseen nil :documentation "Chunks streamed since the last redraw, newest first.")
   (open nil :documentation "Non-nil while deltas may still extend the item.")
   (props nil :documentation "Kind-specific plist (tool input, result, cost...).")
@@ -93,16 +94,42 @@
 
 (defun claude-bridge-model-item-text (item)
   "Return the whole text of ITEM, including chunks not drawn yet."
-  (if (claude-bridge-item-unseen item)
+  (if (or (claude-bridge-item-seen item) (claude-bridge-item-unseen item))
       (concat (claude-bridge-item-text item)
+              (apply #'concat (reverse (claude-bridge-item-seen item)))
               (apply #'concat (reverse (claude-bridge-item-unseen item))))
     (claude-bridge-item-text item)))
 
+(defun claude-bridge-model-mark-seen (item)
+  "Mark ITEM's unseen chunks drawn and return them, newest first.
+Nothing is copied: the chunks move to the item's `seen' list."
+  (let ((new (claude-bridge-item-unseen item)))
+    (setf (claude-bridge-item-seen item) (append new (claude-bridge-item-seen item))
+          (claude-bridge-item-unseen item) nil)
+    new))
+
+(defun claude-bridge-model--text-equal-p (item text)
+  "Return non-nil when the whole text of ITEM is TEXT, without building it."
+  (let ((pos (length text))
+        (ok t))
+    ;; Walk the chunks from the newest (the end of the text) backwards.
+    (dolist (chunk (claude-bridge-item-unseen item))
+      (setq ok (and ok (>= pos (length chunk))
+                    (eq t (compare-strings text (- pos (length chunk)) pos chunk nil nil))
+                    (setq pos (- pos (length chunk))))))
+    (dolist (chunk (claude-bridge-item-seen item))
+      (setq ok (and ok (>= pos (length chunk))
+                    (eq t (compare-strings text (- pos (length chunk)) pos chunk nil nil))
+                    (setq pos (- pos (length chunk))))))
+    (and ok (= pos (length (claude-bridge-item-text item)))
+         (eq t (compare-strings text 0 pos (claude-bridge-item-text item) nil nil)))))
+
 (defun claude-bridge-model-take-unseen (item)
-  "Move ITEM's unseen chunks into its text and return them as one string."
+  "Mark ITEM's unseen chunks drawn and return them as one string.
+The text is not copied as it grows: streaming makes little garbage."
   (let ((new (apply #'concat (nreverse (claude-bridge-item-unseen item)))))
-    (setf (claude-bridge-item-unseen item) nil
-          (claude-bridge-item-text item) (concat (claude-bridge-item-text item) new))
+    (setf (claude-bridge-item-unseen item) nil)
+    (unless (string-empty-p new) (push new (claude-bridge-item-seen item)))
     new))
 
 (defun claude-bridge-model-assistant-text (session)
@@ -151,9 +178,10 @@ reply cut short by an interrupt."
         (progn
           (claude-bridge-model--close-open session parent)
           (setq item (claude-bridge-model-add session kind text :parent parent)))
-      (unless (equal (claude-bridge-model-item-text item) text)
+      (unless (claude-bridge-model--text-equal-p item text)
         ;; Deltas and the final block disagree: the block is the truth.
         (setf (claude-bridge-item-unseen item) nil
+              (claude-bridge-item-seen item) nil
               (claude-bridge-item-text item) text)
         (claude-bridge-model-put item :redraw t))
       (setf (claude-bridge-item-open item) nil)

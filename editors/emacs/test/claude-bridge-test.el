@@ -152,6 +152,17 @@
     (claude-bridge-model-apply s '(:type "assistantText" :text "partial, cut" :aborted t))
     (should (equal (claude-bridge-model-assistant-text s) "partial, cut"))))
 
+(ert-deftest claude-bridge-test-model-keeps-drawn-chunks-without-copying ()
+  (let ((s (claude-bridge-model-make-session "/tmp/")))
+    (dolist (chunk '("ab" "cd"))
+      (claude-bridge-model-apply s (list :type "textDelta" :text chunk)))
+    (let ((item (car (claude-bridge-model-items s))))
+      (should (equal (claude-bridge-model-mark-seen item) '("cd" "ab")))
+      (claude-bridge-model-apply s '(:type "textDelta" :text "é!"))
+      (claude-bridge-model-apply s '(:type "assistantText" :text "abcdé!"))
+      (should-not (plist-get (claude-bridge-item-props item) :redraw))
+      (should (equal (claude-bridge-model-item-text item) "abcdé!")))))
+
 ;;;; Streaming
 
 (ert-deftest claude-bridge-test-turn-streams-exact-text ()
