@@ -383,6 +383,34 @@
       (cbt-turn buf "hook me")
       (should (equal seen '("Echo: hook me"))))))
 
+;;;; Resume
+
+(ert-deftest claude-bridge-test-resume-continues-an-earlier-conversation ()
+  (let* ((dir (cbt-project))
+         (buf (claude-bridge-chat dir))
+         resumed offered)
+    (unwind-protect
+        (progn
+          (cbt-wait-idle buf)
+          (cbt-turn buf "remember the word PINEAPPLE")
+          (kill-buffer buf)
+          (cl-letf (((symbol-function 'completing-read)
+                     (lambda (_prompt collection &rest _)
+                       (setq offered (all-completions "" collection))
+                       (car offered))))
+            (setq resumed (claude-bridge-resume nil dir)))
+          (should (= (length offered) 1))
+          (should (string-match-p "PINEAPPLE" (car offered)))
+          (cbt-wait-idle resumed)
+          ;; The past conversation is shown again, then it goes on with it in context.
+          (should (string-match-p "❯ remember the word PINEAPPLE\n+Echo: remember the word PINEAPPLE"
+                                  (cbt-buffer-text resumed)))
+          (should (equal (plist-get (cbt-turn resumed "and now?") :text) "Echo: and now?"))
+          (should (string-match-p "PINEAPPLE" (json-serialize (plist-get (cbt-last-request)
+                                                                         :messages)))))
+      (dolist (b (list buf resumed))
+        (when (buffer-live-p b) (kill-buffer b))))))
+
 ;;;; Failures
 
 (ert-deftest claude-bridge-test-bridge-killed-is-reported-and-the-next-command-works ()
@@ -405,7 +433,10 @@
       (should (cl-some (lambda (m) (string-match-p "claude-bridge exited" m)) messages))
       (cbt-wait "the old CLI's end" (lambda () (not (cbt-alive-p cli))))
       (should (equal (plist-get (cbt-turn buf "second") :text) "Echo: second"))
-      (should-not (equal (claude-bridge-client-pid) bridge)))))
+      (should-not (equal (claude-bridge-client-pid) bridge))
+      ;; The new session resumed the conversation: the model saw the first turn too.
+      (should (string-match-p "Echo: first" (json-serialize (plist-get (cbt-last-request)
+                                                                       :messages)))))))
 
 (provide 'claude-bridge-test)
 ;;; claude-bridge-test.el ends here
