@@ -744,8 +744,11 @@ Return the `session/list' entries."
 
 (defun claude-bridge--ask (session request)
   "Ask the user about SESSION's permission REQUEST and send the answer."
+  (claude-bridge--flush session)       ; show the tool call being asked about
+  ;; Timers run with quitting inhibited: let C-g leave the prompt open.
   (condition-case nil
-      (let ((decision (if (eq (plist-get request :requiresUserInteraction) t)
+      (let* ((inhibit-quit nil)
+             (decision (if (eq (plist-get request :requiresUserInteraction) t)
                           (claude-bridge--ask-questions request)
                         (claude-bridge--ask-tool request))))
         (if decision
