@@ -438,5 +438,36 @@
       (should (string-match-p "Echo: first" (json-serialize (plist-get (cbt-last-request)
                                                                        :messages)))))))
 
+(ert-deftest claude-bridge-test-cli-crash-is-reported-and-the-next-prompt-works ()
+  ;; The fake CLI exits with code 3 on "EXIT 3", as no real CLI can be made to.
+  (let ((claude-bridge-create-params
+         (list :claudePath (or (getenv "CLAUDE_BRIDGE_TEST_FAKE_CLI")
+                               (ert-fail "CLAUDE_BRIDGE_TEST_FAKE_CLI is not set")))))
+    (cbt-with-chat (buf dir)
+      (ignore dir)
+      (let* ((session (cbt-session buf))
+             (pid (claude-bridge-session-pid session)))
+        (claude-bridge-send "EXIT 3" session)
+        (cbt-wait "the crash report" (lambda () (eq (claude-bridge-session-state session) 'exited)))
+        (claude-bridge--flush session)
+        (should (string-match-p "Claude exited (failed" (cbt-buffer-text buf)))
+        (should (equal (plist-get (cbt-turn buf "still with me?") :text)
+                       "Echo: still with me?"))
+        (should-not (equal (claude-bridge-session-pid session) pid))))))
+
+(ert-deftest claude-bridge-test-killing-the-chat-buffer-closes-its-session ()
+  (let* ((buf (claude-bridge-chat (cbt-project)))
+         (session (cbt-session buf)))
+    (cbt-wait-idle buf)
+    (let ((id (claude-bridge-session-id session))
+          (pid (claude-bridge-session-pid session)))
+      (kill-buffer buf)
+      (cbt-wait "the CLI's end" (lambda () (not (cbt-alive-p pid))))
+      (cbt-wait "the bridge's report of the closed session"
+                (lambda () (equal (plist-get (claude-bridge-client-call-sync
+                                              "session/status" (list :sessionId id))
+                                             :state)
+                                  "exited"))))))
+
 (provide 'claude-bridge-test)
 ;;; claude-bridge-test.el ends here

@@ -61,7 +61,9 @@ def _emacs_env(api: FakeMessagesAPI, tmp: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def ert_results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def ert_results(
+    tmp_path_factory: pytest.TempPathFactory, fake_cli: Path
+) -> Iterator[dict[str, Any]]:
     """Run every ERT test once in one Emacs; yield {name: {status, message, seconds}}."""
     emacs = _emacs()
     tmp = tmp_path_factory.mktemp("emacs-ert").resolve()
@@ -70,6 +72,7 @@ def ert_results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     with FakeMessagesAPI() as api:
         env = _emacs_env(api, tmp)
         env["CLAUDE_BRIDGE_TEST_RESULTS"] = str(results)
+        env["CLAUDE_BRIDGE_TEST_FAKE_CLI"] = str(fake_cli)
         with log.open("wb") as out:
             proc = subprocess.run(
                 [
