@@ -872,7 +872,7 @@ Return the `session/list' entries."
         (insert (claude-bridge--render item) "\n")
         (setf (claude-bridge-item-start item) (copy-marker beg)
               (claude-bridge-item-end item) (copy-marker (1- (point)) t))
-        (add-text-properties beg (point) (list 'read-only t 'claude-bridge-item item))))
+        (add-text-properties beg (point) (list 'read-only t 'front-sticky '(read-only) 'claude-bridge-item item))))
      ((and (eq (claude-bridge-item-kind item) 'text)
            (not (plist-get props :redraw))
            (not (plist-get props :aborted)))
@@ -882,7 +882,7 @@ Return the `session/list' entries."
           (dolist (chunk (claude-bridge-model-mark-seen item))
             (goto-char beg)
             (insert chunk))
-          (add-text-properties beg end (list 'read-only t 'claude-bridge-item item)))))
+          (add-text-properties beg end (list 'read-only t 'front-sticky '(read-only) 'claude-bridge-item item)))))
      ((and (eq (claude-bridge-item-kind item) 'thinking)
            (not (claude-bridge-item-expanded item))
            (not (plist-get props :redraw)))
@@ -893,7 +893,7 @@ Return the `session/list' entries."
       (delete-region start end)
       (insert (claude-bridge--render item))
       (set-marker end (point))
-      (add-text-properties start end (list 'read-only t 'claude-bridge-item item))))))
+      (add-text-properties start end (list 'read-only t 'front-sticky '(read-only) 'claude-bridge-item item))))))
 
 (defun claude-bridge--flush (session)
   "Draw every change of SESSION into its chat buffer now."
@@ -982,6 +982,32 @@ Type after the line at the bottom; \\[claude-bridge-send] sends.
     (when (and (claude-bridge--live-p session) (claude-bridge-client-live-p))
       (claude-bridge-close session))
     (setf (claude-bridge-session-state session) 'closed)))
+
+(defun claude-bridge-doctor ()
+  "Check the bridge and the CLI: run `claude-bridge doctor' and show its report.
+The report says which CLI was found, its version, and whether a
+session starts."
+  (interactive)
+  (let* ((serve (cl-position "serve" claude-bridge-command :test #'equal))
+         (command (append (cl-subseq claude-bridge-command 0 serve)
+                          '("doctor")
+                          (let ((path (member "--claude-path" claude-bridge-command)))
+                            (and path (cadr path) (list "--claude-path" (cadr path))))))
+         (buf (get-buffer-create "*claude-bridge doctor*")))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "$ %s\n\n" (mapconcat #'shell-quote-argument command " "))))
+      (special-mode))
+    (make-process :name "claude-bridge-doctor" :buffer buf :command command
+                  :connection-type 'pipe :noquery t
+                  :sentinel (lambda (proc _event)
+                              (unless (process-live-p proc)
+                                (message "claude-bridge doctor: %s"
+                                         (if (zerop (process-exit-status proc))
+                                             "all good" "problems found, see its buffer")))))
+    (display-buffer buf)
+    buf))
 
 (defun claude-bridge-shutdown ()
   "Stop the bridge and every Claude process of it."

@@ -163,6 +163,49 @@
       (should-not (plist-get (claude-bridge-item-props item) :redraw))
       (should (equal (claude-bridge-model-item-text item) "abcdé!")))))
 
+;;;; Drawing, without a bridge
+
+(ert-deftest claude-bridge-test-thinking-and-tool-calls-fold-and-unfold ()
+  (let ((buf (claude-bridge--setup-buffer (cbt-project))))
+    (unwind-protect
+        (let ((s (cbt-session buf)))
+          (claude-bridge-model-apply s '(:type "thinkingDelta" :thinking "Let me see."))
+          (claude-bridge-model-apply s '(:type "thinking" :thinking "Let me see. Yes."))
+          (claude-bridge-model-apply s '(:type "toolUse" :toolUseId "t1" :name "Bash"
+                                               :input (:command "ls")))
+          (claude-bridge-model-apply s '(:type "toolResult" :toolUseId "t1"
+                                               :content "a.txt\nb.txt"))
+          (claude-bridge--flush s)
+          (let ((text (cbt-buffer-text buf)))
+            (should (string-match-p "▸ Thinking\n▸ Bash: ls ✓\n" text))
+            (should-not (string-match-p "Let me see\\|b\\.txt" text)))
+          (with-current-buffer buf
+            (goto-char (point-min))
+            (search-forward "Thinking")
+            (claude-bridge-toggle-section)
+            (search-forward "Bash: ls")
+            (claude-bridge-toggle-section))
+          (let ((text (cbt-buffer-text buf)))
+            (should (string-match-p "▾ Thinking\nLet me see\\. Yes\\." text))
+            (should (string-match-p "▾ Bash: ls ✓\n  input: {\"command\":\"ls\"}\n  result:\n    a.txt\n    b.txt"
+                                    text)))
+          (with-current-buffer buf     ; the conversation is read-only, the prompt is not
+            (goto-char (point-min))
+            (should-error (insert "x") :type 'text-read-only)
+            (search-forward "Bash")
+            (should-error (insert "x") :type 'text-read-only)
+            (goto-char (point-max))
+            (insert "my prompt")
+            (should (equal (claude-bridge--take-input) "my prompt"))))
+      (kill-buffer buf))))
+
+(ert-deftest claude-bridge-test-doctor-reports-a-working-setup ()
+  (let* ((buf (claude-bridge-doctor))
+         (proc (get-buffer-process buf)))
+    (cbt-wait "the doctor's report" (lambda () (not (process-live-p proc))))
+    (should (= (process-exit-status proc) 0))
+    (should (string-match-p "2\\.1\\.[0-9]+" (cbt-buffer-text buf)))))
+
 ;;;; Streaming
 
 (ert-deftest claude-bridge-test-turn-streams-exact-text ()
