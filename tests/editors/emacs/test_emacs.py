@@ -127,6 +127,41 @@ def test_package_byte_compiles_and_is_checkdoc_and_package_lint_clean() -> None:
     assert "lint: 0 problem(s)" in proc.stdout
 
 
+_MARKDOWN_SCRIPT = """
+(progn
+  (require 'markdown-mode)
+  (require 'claude-bridge)
+  (let* ((buf (claude-bridge--setup-buffer default-directory))
+         (session (buffer-local-value 'claude-bridge--session buf)))
+    (claude-bridge-model-apply session '(:type "textDelta" :text "# Title\\n\\n**bold** "))
+    (claude-bridge-model-apply session '(:type "textDelta" :text "and `code`"))
+    (claude-bridge--flush session)
+    (with-current-buffer buf
+      (font-lock-ensure)
+      (princ (format "%s|%s|%s" major-mode (and (derived-mode-p 'markdown-mode) t)
+                     (buffer-substring-no-properties (point-min) (point-max)))))))
+"""
+
+
+def test_chat_buffer_derives_from_markdown_mode_when_it_is_installed(tmp_path: Path) -> None:
+    """With markdown-mode on the load path the chat is a markdown buffer, and draws the same.
+    (The ERT suite runs without it: there the chat derives from text-mode.)"""
+    markdown = sorted(Path("/usr/share/emacs/site-lisp/elpa").glob("markdown-mode-*"))
+    assert markdown, "markdown-mode is not installed: run scripts/test-deps"
+    load_path = ["-L", str(markdown[-1]), "-L", str(PACKAGE)]
+    proc = subprocess.run(
+        [_emacs(), "--batch", "-Q", *load_path, "--eval", _MARKDOWN_SCRIPT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    mode, derived, text = proc.stdout.split("|", 2)
+    assert (mode, derived) == ("claude-bridge-chat-mode", "t")
+    assert text.startswith("# Title\n\n**bold** and `code`\n")
+
+
 _KILL_SCRIPT = """
 (progn
   (require 'claude-bridge)
