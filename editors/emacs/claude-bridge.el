@@ -916,9 +916,11 @@ Return the `session/list' entries."
     (setq claude-bridge--insert-marker (copy-marker (point-min) t))
     (insert (propertize (substitute-command-keys
                          (concat "\n── \\[claude-bridge-send] send · \\[claude-bridge-interrupt] \
-interrupt · \\[claude-bridge-answer-permission] answer · TAB fold ──\n"))
-                        'read-only t 'rear-nonsticky t 'front-sticky t
-                        'face 'claude-bridge-dim-face))
+interrupt · \\[claude-bridge-answer-permission] answer · TAB fold ──"))
+                        'read-only t 'front-sticky t 'face 'claude-bridge-dim-face)
+            ;; Not read-only, so that typing after it works: a `rear-nonsticky'
+            ;; property would not do, markdown-mode's font-lock strips it.
+            "\n")
     (setq claude-bridge--prompt-marker (point-max-marker))
     (set-marker claude-bridge--insert-marker (point-min))))
 

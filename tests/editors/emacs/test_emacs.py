@@ -138,6 +138,8 @@ _MARKDOWN_SCRIPT = """
     (claude-bridge--flush session)
     (with-current-buffer buf
       (font-lock-ensure)
+      (goto-char (point-max))
+      (insert "typed")  ; markdown-mode's font-lock must not lock the prompt area
       (princ (format "%s|%s|%s" major-mode (and (derived-mode-p 'markdown-mode) t)
                      (buffer-substring-no-properties (point-min) (point-max)))))))
 """
@@ -160,6 +162,7 @@ def test_chat_buffer_derives_from_markdown_mode_when_it_is_installed(tmp_path: P
     mode, derived, text = proc.stdout.split("|", 2)
     assert (mode, derived) == ("claude-bridge-chat-mode", "t")
     assert text.startswith("# Title\n\n**bold** and `code`\n")
+    assert text.endswith("──\ntyped")
 
 
 _KILL_SCRIPT = """
