@@ -794,6 +794,8 @@ Return the `session/list' entries."
   "Format USD as a cost."
   (format "$%.4f" (or usd 0)))
 
+;; Text is drawn with both `face' and `font-lock-face': font-lock (on in
+;; markdown-mode) removes `face' and shows `font-lock-face' instead.
 (defun claude-bridge--render (item)
   "Return the text that draws ITEM (without its trailing newline)."
   (let ((props (claude-bridge-item-props item)))
@@ -801,17 +803,17 @@ Return the `session/list' entries."
       ('user
        (propertize (concat "\n❯ " (claude-bridge-item-text item)
                            (if (plist-get props :queued) "  (waiting for Claude to start)" ""))
-                   'face 'claude-bridge-user-face))
+                   'face 'claude-bridge-user-face 'font-lock-face 'claude-bridge-user-face))
       ('text (claude-bridge-model-take-unseen item)
              (concat (claude-bridge-model-item-text item)
                      (if (plist-get props :aborted) " [interrupted]" "")))
       ('thinking
        (claude-bridge-model-take-unseen item)
        (concat (propertize (format "%s Thinking" (if (claude-bridge-item-expanded item) "▾" "▸"))
-                           'face 'claude-bridge-section-face)
+                           'face 'claude-bridge-section-face 'font-lock-face 'claude-bridge-section-face)
                (if (claude-bridge-item-expanded item)
                    (propertize (concat "\n" (claude-bridge-model-item-text item))
-                               'face 'claude-bridge-dim-face)
+                               'face 'claude-bridge-dim-face 'font-lock-face 'claude-bridge-dim-face)
                  "")))
       ('tool
        (let* ((result (plist-get props :result))
@@ -821,14 +823,14 @@ Return the `session/list' entries."
          (concat
           (propertize (format "%s %s%s" (if (claude-bridge-item-expanded item) "▾" "▸")
                               (claude-bridge-item-text item) status)
-                      'face 'claude-bridge-section-face)
+                      'face 'claude-bridge-section-face 'font-lock-face 'claude-bridge-section-face)
           (when (claude-bridge-item-expanded item)
             (propertize
              (concat "\n  input: " (claude-bridge--json (plist-get props :input))
                      (if result (concat "\n  result:\n" (replace-regexp-in-string
                                                          "^" "    " result))
                        ""))
-             'face 'claude-bridge-dim-face)))))
+             'face 'claude-bridge-dim-face 'font-lock-face 'claude-bridge-dim-face)))))
       ('result
        (let ((context (plist-get props :context)))
          (propertize
@@ -843,15 +845,15 @@ Return the `session/list' entries."
                               (plist-get context :maxTokens)
                               (plist-get context :percentage))
                     ""))
-          'face 'claude-bridge-dim-face)))
+          'face 'claude-bridge-dim-face 'font-lock-face 'claude-bridge-dim-face)))
       ('permission
        (let ((answer (plist-get props :answer)))
          (propertize (concat "? " (claude-bridge-item-text item)
                              (if answer (format " — %s" answer)
                                "  [C-c C-p to answer]"))
-                     'face 'claude-bridge-notice-face)))
+                     'face 'claude-bridge-notice-face 'font-lock-face 'claude-bridge-notice-face)))
       (_ (propertize (concat "⚠ " (claude-bridge-item-text item))
-                     'face 'claude-bridge-notice-face)))))
+                     'face 'claude-bridge-notice-face 'font-lock-face 'claude-bridge-notice-face)))))
 
 (defun claude-bridge--json (value)
   "VALUE as compact JSON text."
@@ -917,7 +919,7 @@ Return the `session/list' entries."
     (insert (propertize (substitute-command-keys
                          (concat "\n── \\[claude-bridge-send] send · \\[claude-bridge-interrupt] \
 interrupt · \\[claude-bridge-answer-permission] answer · TAB fold ──"))
-                        'read-only t 'front-sticky t 'face 'claude-bridge-dim-face)
+                        'read-only t 'front-sticky t 'face 'claude-bridge-dim-face 'font-lock-face 'claude-bridge-dim-face)
             ;; Not read-only, so that typing after it works: a `rear-nonsticky'
             ;; property would not do, markdown-mode's font-lock strips it.
             "\n")
