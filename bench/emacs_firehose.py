@@ -25,11 +25,19 @@ running (a new session) and a next turn on the warm session.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
+import pty
+import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +53,11 @@ from _common import (
     real_cli_offline,
 )
 
+from bridge.testing.fake_api import FakeMessagesAPI, Text
+from bridge.testing.realcli import offline_env
+
 PACKAGE = ROOT / "editors" / "emacs"
+ROWS = ("idle", "jsonrpc.el", "claude-bridge", "claude-bridge -nw", "claude-bridge -nw, lines")
 BRIDGE = [sys.executable, "-m", "bridge", "serve"]
 
 _COMMON = r"""
@@ -151,6 +163,48 @@ _FIREHOSE = r"""
     (bench-wait (lambda () (not (jsonrpc-running-p conn))))))
 """
 
+_TERMINAL = r"""
+(let* ((n (string-to-number (getenv "BENCH_DELTAS")))
+       (expected (or (getenv "BENCH_EXPECTED")
+                     (mapconcat (lambda (i) (format "w%d " i)) (number-sequence 0 (1- n)) "")))
+       (prompt (or (getenv "BENCH_PROMPT") (format "FLOOD %d" n)))
+       (buf (claude-bridge-chat (getenv "BENCH_DIR")))
+       (session (buffer-local-value 'claude-bridge--session buf))
+       (started nil) (t0 nil) (poll nil))
+  (switch-to-buffer buf)
+  (delete-other-windows)
+  (add-hook 'claude-bridge-turn-done-hook
+            (lambda (s _result)
+              (when (eq s session)
+                (let ((t1 (float-time)) (delays (bench-stop-timer)) (gc (bench-gc-stats)))
+                  (claude-bridge--flush session)
+                  (let ((item (car (last (cl-remove-if-not
+                                          (lambda (i) (eq (claude-bridge-item-kind i) 'text))
+                                          (claude-bridge-model-items session))))))
+                    (with-temp-file (getenv "BENCH_OUT")
+                      (insert
+                       (json-encode
+                        (append gc (list :row (getenv "BENCH_ROW") :seconds (- t1 t0)
+                                         :worst (car delays)
+                                         :events (claude-bridge-session-deltas session)
+                                         :exact (if (equal (with-current-buffer buf
+                                                             (buffer-substring-no-properties
+                                                              (claude-bridge-item-start item)
+                                                              (claude-bridge-item-end item)))
+                                                           expected)
+                                                    t :json-false)))))))
+                  (kill-emacs 0)))))
+  (setq poll (run-at-time 0.1 0.1
+                          (lambda ()
+                            (when (and (not started)
+                                       (eq (claude-bridge-session-state session) 'idle))
+                              (setq started t)
+                              (cancel-timer poll)
+                              (bench-start-timer)
+                              (setq t0 (float-time))
+                              (claude-bridge-send prompt session))))))
+"""
+
 _COLD = r"""
 (defun bench-first-char (session buf)
   (bench-wait (lambda ()
@@ -199,6 +253,36 @@ def run_emacs(script: str, env: dict[str, str]) -> list[dict[str, Any]]:
     return found
 
 
+def in_terminal(script: str, env: dict[str, str], out: Path) -> dict[str, Any]:
+    """Run ``script`` in ``emacs -nw`` on a pseudo-terminal (so Emacs redisplays, as it
+    does for a user); the script writes its result as JSON to ``out`` and exits."""
+    argv = ["emacs", "-nw", "-Q", "-L", str(PACKAGE), "--eval", f"(progn {_COMMON} {script})"]
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execvpe(argv[0], argv, {**env, "TERM": "xterm-256color", "BENCH_OUT": str(out)})
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+
+    def drain() -> None:  # the terminal: read everything Emacs draws
+        with contextlib.suppress(OSError):
+            while os.read(master, 65536):
+                pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 120
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                raise SystemExit("emacs -nw did not finish the firehose")
+            time.sleep(0.05)
+    finally:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(master)
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
 def firehose(deltas: int) -> dict[str, dict[str, Any]]:
     """One run of the three firehose rows, by row name."""
     with tempfile.TemporaryDirectory(prefix="bench-emacs-") as tmp:
@@ -211,7 +295,32 @@ def firehose(deltas: int) -> dict[str, dict[str, Any]]:
             "BENCH_DELTAS": str(deltas),
             "BENCH_DIR": str(project),
         }
-        return {row["row"]: row for row in run_emacs(_FIREHOSE, env)}
+        rows = {row["row"]: row for row in run_emacs(_FIREHOSE, env)}
+        env["BENCH_ROW"] = "claude-bridge -nw"
+        rows["claude-bridge -nw"] = in_terminal(_TERMINAL, env, Path(tmp) / "nw.json")
+        rows["claude-bridge -nw, lines"] = lines_in_terminal(deltas, Path(tmp))
+        return rows
+
+
+def lines_in_terminal(deltas: int, tmp: Path) -> dict[str, Any]:
+    """The real CLI streaming ``deltas`` one-character deltas of 80-column lines (the fake
+    API's ``Text`` with ``chunk_size=1``) into ``emacs -nw``."""
+    line = "".join(chr(ord("a") + i % 26) for i in range(79)) + "\n"
+    text = (line * (deltas // len(line) + 1))[:deltas]
+    project = tmp / "lines"
+    project.mkdir()
+    with FakeMessagesAPI() as api:
+        api.enqueue(Text(text, chunk_size=1))
+        env = {
+            **offline_env(api.url, tmp / "home"),
+            "BENCH_BRIDGE": json.dumps(BRIDGE),
+            "BENCH_DELTAS": str(deltas),
+            "BENCH_DIR": str(project),
+            "BENCH_PROMPT": "stream it",
+            "BENCH_EXPECTED": text,
+            "BENCH_ROW": "claude-bridge -nw, lines",
+        }
+        return in_terminal(_TERMINAL, env, tmp / "lines.json")
 
 
 def cold_start(rounds: int) -> list[dict[str, float]]:
@@ -246,7 +355,7 @@ def main(argv: list[str] | None = None) -> list[Target]:
             else None,
             **({"events": median([r[name]["events"] for r in runs])} if name != "idle" else {}),
         }
-        for name in ("idle", "jsonrpc.el", "claude-bridge")
+        for name in ROWS
     }
     print_table(
         f"Firehose: FLOOD {args.deltas} through the bridge into Emacs 28 (batch), "
@@ -261,7 +370,7 @@ def main(argv: list[str] | None = None) -> list[Target]:
                 fmt_ms(r["worst"] or 0),
                 f"{r['gcs']:.0f} ({fmt_ms(r['gcSeconds'])})",
             ]
-            for name in ("idle", "jsonrpc.el", "claude-bridge")
+            for name in ROWS
             for r in [rows[name]]
         ],
         "textDelta events: what Emacs received after the bridge coalesced the deltas still\n"

@@ -976,6 +976,9 @@ Type after the line at the bottom; \\[claude-bridge-send] sends.
   (setq-local buffer-undo-list t)
   (setq-local truncate-lines nil)
   (setq-local word-wrap t)
+  ;; Long replies redisplay much faster without bidirectional reordering.
+  (setq-local bidi-paragraph-direction 'left-to-right)
+  (setq-local bidi-inhibit-bpa t)
   (claude-bridge--setup-drawing)
   (add-hook 'kill-buffer-hook #'claude-bridge--kill-buffer nil t))
 
