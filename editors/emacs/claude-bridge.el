@@ -160,12 +160,16 @@ Each is (PROMPT . ITEM), ITEM being the prompt's place in the chat.")
                     (buffer-list)))
 
 (defun claude-bridge--find-buffer (root)
-  "Return the chat buffer of ROOT, or nil."
-  (cl-find-if (lambda (b)
-                (equal (claude-bridge-session-cwd
-                        (buffer-local-value 'claude-bridge--session b))
-                       root))
-              (claude-bridge--chat-buffers)))
+  "Return the chat buffer of ROOT (one with a live session first), or nil."
+  (let ((mine (cl-remove-if-not
+               (lambda (b) (equal (claude-bridge-session-cwd
+                                   (buffer-local-value 'claude-bridge--session b))
+                                  root))
+               (claude-bridge--chat-buffers))))
+    (or (cl-find-if (lambda (b) (claude-bridge--live-p
+                                 (buffer-local-value 'claude-bridge--session b)))
+                    mine)
+        (car mine))))
 
 (defun claude-bridge--current-session (&optional noerror)
   "Return the session of this chat buffer or of the current project.
@@ -548,7 +552,13 @@ Return the chat buffer."
          (old (claude-bridge--find-buffer root)))
     (when old
       (with-current-buffer old
-        (claude-bridge-close claude-bridge--session)
+        (let ((session claude-bridge--session))
+          ;; Closed before the resume, which the bridge refuses while a
+          ;; session still holds the conversation.
+          (when (and (claude-bridge--live-p session) (claude-bridge-session-id session))
+            (claude-bridge-client-call-sync
+             "session/close" (list :sessionId (claude-bridge-session-id session))))
+          (claude-bridge-close session))
         (rename-buffer (generate-new-buffer-name (buffer-name)))))
     (let* ((buf (claude-bridge--setup-buffer root))
            (session (buffer-local-value 'claude-bridge--session buf)))

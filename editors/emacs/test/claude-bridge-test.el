@@ -436,7 +436,6 @@
         (progn
           (cbt-wait-idle buf)
           (cbt-turn buf "remember the word PINEAPPLE")
-          (kill-buffer buf)
           (cl-letf (((symbol-function 'completing-read)
                      (lambda (_prompt collection &rest _)
                        (setq offered (all-completions "" collection))
@@ -448,6 +447,7 @@
           ;; The past conversation is shown again, then it goes on with it in context.
           (should (string-match-p "❯ remember the word PINEAPPLE\n+Echo: remember the word PINEAPPLE"
                                   (cbt-buffer-text resumed)))
+          (should (eq (claude-bridge-chat dir) resumed))
           (should (equal (plist-get (cbt-turn resumed "and now?") :text) "Echo: and now?"))
           (should (string-match-p "PINEAPPLE" (json-serialize (plist-get (cbt-last-request)
                                                                          :messages)))))
