@@ -5,14 +5,18 @@ Part one: 20,000 text deltas into a chat buffer. The fake CLI's ``FLOOD 20000`` 
 ``textDelta`` event (coalescing the ones still queued when Emacs reads slower than they
 come, never dropping text). Emacs (batch, the real ``claude-bridge`` process) keeps a
 repeating 10 ms timer running through the stream and records how late each tick fired:
-the worst delay is how long Emacs was unresponsive. Three rows, in the same run:
+the worst delay is how long Emacs was unresponsive. Rows, in the same run:
 
   idle          the timer alone for as long as the chat's stream took (the floor)
   jsonrpc.el    a bare jsonrpc.el client that only collects the deltas (no model, no view)
   claude-bridge claude-bridge.el: the model and the chat buffer, redrawn in batches
+  ... -nw       the same in ``emacs -nw`` on a pseudo-terminal, so Emacs redisplays as it
+                does for a user (batch Emacs never redisplays)
+  ... lines     ``emacs -nw`` again, the real CLI streaming 20,000 one-character deltas
+                of 80-column lines (the fake API's ``Text`` with ``chunk_size=1``): the
+                FLOOD reply is one 130 KB line, which Emacs 28 redisplays slowly
 
-The chat's text is checked to be exactly ``w0 w1 ... w19999 ``. Batch Emacs does no
-redisplay, so the figures leave out the terminal's or window system's drawing.
+The chat's text is checked to be exact (``w0 w1 ... w19999 `` for FLOOD).
 
 Part two: cold start with the real CLI and the fake Messages API. From
 ``(claude-bridge-chat)`` with no bridge running, plus a first prompt sent at once, to the
@@ -38,12 +42,14 @@ import tempfile
 import termios
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from _common import (
     ROOT,
     Target,
+    fake_api_process,
     fake_cli,
     fmt_ms,
     header,
@@ -53,7 +59,6 @@ from _common import (
     real_cli_offline,
 )
 
-from bridge.testing.fake_api import FakeMessagesAPI, Text
 from bridge.testing.realcli import offline_env
 
 PACKAGE = ROOT / "editors" / "emacs"
@@ -309,10 +314,15 @@ def lines_in_terminal(deltas: int, tmp: Path) -> dict[str, Any]:
     text = (line * (deltas // len(line) + 1))[:deltas]
     project = tmp / "lines"
     project.mkdir()
-    with FakeMessagesAPI() as api:
-        api.enqueue(Text(text, chunk_size=1))
+    with fake_api_process() as url:
+        enqueue = urllib.request.Request(
+            f"{url}/_fake/enqueue",
+            data=json.dumps([{"text": text, "chunkSize": 1}]).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(enqueue, timeout=10).read()
         env = {
-            **offline_env(api.url, tmp / "home"),
+            **offline_env(url, tmp / "home"),
             "BENCH_BRIDGE": json.dumps(BRIDGE),
             "BENCH_DELTAS": str(deltas),
             "BENCH_DIR": str(project),

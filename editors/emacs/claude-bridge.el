@@ -717,8 +717,9 @@ Return the `session/list' entries."
                  answers)))
     (list :behavior "allow" :updatedInput (append input (list :answers answers)))))
 
-(defun claude-bridge--ask-tool (request)
-  "Ask whether REQUEST's tool may run; return a decision or nil (later)."
+(defun claude-bridge--ask-tool (session request)
+  "Ask whether SESSION's REQUEST may run its tool.
+Return a decision, or nil to answer later."
   (let* ((tool (plist-get request :toolName))
          (input (plist-get request :input))
          (suggestions (plist-get request :suggestions))
@@ -727,7 +728,9 @@ Return the `session/list' entries."
                  (claude-bridge-diff-buffer tool input)))
          (window (when diff (display-buffer diff '(nil (inhibit-same-window . t)))))
          (why (plist-get request :decisionReason))
-         (prompt (format "Claude wants %s%s"
+         (prompt (format "Claude (%s) wants %s%s"
+                         (file-name-nondirectory
+                          (directory-file-name (claude-bridge-session-cwd session)))
                          (claude-bridge-model-tool-summary
                           (or (plist-get request :displayName) tool) input)
                          (if why (format " (%s)" why) "")))
@@ -760,7 +763,7 @@ Return the `session/list' entries."
       (let* ((inhibit-quit nil)
              (decision (if (eq (plist-get request :requiresUserInteraction) t)
                           (claude-bridge--ask-questions request)
-                        (claude-bridge--ask-tool request))))
+                        (claude-bridge--ask-tool session request))))
         (if decision
             (claude-bridge--respond session request decision)
           (message "Permission request left open: C-c C-p in the chat answers it")))
