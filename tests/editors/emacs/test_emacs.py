@@ -185,10 +185,11 @@ _KILL_SCRIPT = """
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("how", ["kill-emacs", "SIGKILL"])
+@pytest.mark.parametrize("how", ["kill-emacs", "SIGTERM", "SIGKILL"])
 def test_killing_emacs_leaves_no_bridge_or_claude_process(how: str, tmp_path: Path) -> None:
-    """Mid-turn, `kill-emacs` ends the bridge and its CLI before Emacs exits; an Emacs
-    killed outright (SIGKILL) closes the bridge's input, and the bridge ends them itself."""
+    """Mid-turn, `kill-emacs` (called, or on SIGTERM) ends the bridge and its CLI before
+    Emacs exits; an Emacs killed outright (SIGKILL) closes the bridge's input, and the
+    bridge ends them itself."""
     project = tmp_path / "project"
     project.mkdir()
     pids_file = tmp_path / "pids"
@@ -210,9 +211,9 @@ def test_killing_emacs_leaves_no_bridge_or_claude_process(how: str, tmp_path: Pa
                 time.sleep(0.05)
             bridge, cli = (int(p) for p in pids_file.read_text().split())
             assert alive(cli) or how == "kill-emacs"
-            if how == "SIGKILL":
+            if how != "kill-emacs":
                 time.sleep(0.3)  # the slow turn is streaming
-                os.kill(emacs.pid, signal.SIGKILL)
+                os.kill(emacs.pid, getattr(signal, how))
             emacs.wait(timeout=30)
         finally:
             if emacs.poll() is None:
