@@ -426,6 +426,14 @@
       (cbt-turn buf "hook me")
       (should (equal seen '("Echo: hook me"))))))
 
+(ert-deftest claude-bridge-test-api-error-is-shown-and-the-chat-goes-on ()
+  (cbt-with-chat (buf dir)
+    (ignore dir)
+    (let ((result (cbt-turn buf "please API_ERROR")))
+      (should (eq (plist-get result :isError) t))
+      (should (string-match-p "⚠ Error: " (cbt-buffer-text buf)))
+      (should (equal (plist-get (cbt-turn buf "better now?") :text) "Echo: better now?")))))
+
 ;;;; Resume
 
 (ert-deftest claude-bridge-test-resume-continues-an-earlier-conversation ()
