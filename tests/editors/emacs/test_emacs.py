@@ -12,12 +12,17 @@ Run alone: ``python -m pytest -m emacs`` (needs ``emacs`` 28.2 and package-lint:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +31,7 @@ from typing import Any
 import pytest
 
 from bridge.testing.fake_api import FakeMessagesAPI, Text
-from bridge.testing.procs import alive
+from bridge.testing.procs import alive, children
 from bridge.testing.realcli import offline_env
 
 pytestmark = [pytest.mark.emacs, pytest.mark.realcli]
@@ -254,12 +259,6 @@ def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
     tmp_path: Path,
 ) -> None:
     """`emacs -nw` whose terminal goes away (SIGHUP) mid-turn ends the bridge and its CLI."""
-    import fcntl
-    import pty
-    import struct
-    import termios
-    import threading
-
     project = tmp_path / "project"
     project.mkdir()
     pids_file = tmp_path / "pids"
@@ -303,3 +302,92 @@ def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
                 pass
         assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
         assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
+
+
+_TYPING_SCRIPT = """
+(let* ((buf (progn
+              (require 'claude-bridge)
+              (setq claude-bridge-command
+                    (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND")) nil))
+              (claude-bridge-chat (getenv "PROJECT"))))
+       (session (buffer-local-value 'claude-bridge--session buf))
+       (signal-file (lambda (name)
+                      (write-region "" nil (expand-file-name name (getenv "SIGNALS")))))
+       (poll nil))
+  (switch-to-buffer buf)
+  (delete-other-windows)
+  (advice-add 'read-multiple-choice :before
+              (lambda (&rest _) (funcall signal-file "asked")))
+  (add-hook 'claude-bridge-turn-done-hook (lambda (&rest _) (funcall signal-file "done")))
+  (setq poll (run-at-time 0.1 0.1 (lambda ()
+                                    (when (eq (claude-bridge-session-state session) 'idle)
+                                      (cancel-timer poll)
+                                      (funcall signal-file "ready"))))))
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_user_types_a_prompt_and_allows_a_tool_in_emacs_nw(tmp_path: Path) -> None:
+    """In `emacs -nw` on a terminal, keys only: type a prompt, C-c C-c, answer the real
+    permission prompt with `a`; the tool runs; C-x C-c leaves no process."""
+    project = tmp_path / "project"
+    project.mkdir()
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    emacs = _emacs()
+
+    def wait_for(name: str) -> None:
+        deadline = time.monotonic() + 60
+        while not (signals / name).exists():
+            assert time.monotonic() < deadline, f"Emacs never signalled {name!r}"
+            time.sleep(0.05)
+
+    with FakeMessagesAPI() as api:
+        env = _emacs_env(api, tmp_path)
+        env.update(PROJECT=str(project), SIGNALS=str(signals), TERM="xterm-256color")
+        argv = [emacs, "-nw", "-Q", "-L", str(PACKAGE), "--eval", _TYPING_SCRIPT]
+        pid, master = pty.fork()
+        if pid == 0:
+            os.execvpe(emacs, argv, env)
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 35, 110, 0, 0))
+
+        def drain() -> None:
+            try:
+                while os.read(master, 65536):
+                    pass
+            except OSError:
+                pass
+
+        threading.Thread(target=drain, daemon=True).start()
+        try:
+            wait_for("ready")
+            os.write(master, b"please USE_BASH\x03\x03")  # C-c C-c
+            wait_for("asked")
+            time.sleep(0.2)
+            os.write(master, b"a")
+            wait_for("done")
+            assert (project / "made-by-bash").exists()
+            pids = [p for p in _children_of(pid) if alive(p)]
+            os.write(master, b"\x18\x03")  # C-x C-c
+            deadline = time.monotonic() + 30
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                assert time.monotonic() < deadline, "Emacs did not exit on C-x C-c"
+                time.sleep(0.05)
+        finally:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            os.close(master)
+        assert pids, "the bridge was not a child of Emacs"
+        for p in pids:
+            assert not alive(p), f"{p} outlived Emacs"
+
+
+def _children_of(pid: int) -> list[int]:
+    """``pid``'s descendants (the bridge, and the CLI under it)."""
+    found = children(pid)
+    for child in list(found):
+        found.extend(_children_of(child))
+    return found
