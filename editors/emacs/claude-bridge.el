@@ -200,7 +200,12 @@ Signal an error if there is none, unless NOERROR."
     ('session/exited
      (when-let ((session (gethash (plist-get params :sessionId) claude-bridge--sessions)))
        (remhash (plist-get params :sessionId) claude-bridge--sessions)
-       (unless (eq (claude-bridge-session-state session) 'closed)
+       (cond
+        ((eq (claude-bridge-session-state session) 'closed))
+        ((equal (plist-get params :reason) "closed")
+         (setf (claude-bridge-session-state session) 'closed)
+         (claude-bridge-model-add session 'notice "Session closed."))
+        (t
          (let* ((status (plist-get params :status))
                 (tail (string-trim (or (plist-get status :stderrTail) ""))))
            (claude-bridge-model-exited
@@ -209,7 +214,7 @@ Signal an error if there is none, unless NOERROR."
                     (plist-get params :reason)
                     (if (plist-get params :error)
                         (format ": %s" (plist-get params :error)) "")
-                    (if (string-empty-p tail) "" (format "\n%s" tail))))))))
+                    (if (string-empty-p tail) "" (format "\n%s" tail)))))))))
     ('window/logMessage
      (when (eql (plist-get params :type) 1)
        (message "claude-bridge: %s" (plist-get params :message))))
@@ -535,7 +540,8 @@ QUESTION, if not empty, follows the region."
   "Continue an earlier conversation of the project of DIRECTORY.
 Interactively pick it from the project's history; from Lisp, pass its
 CLAUDE-SESSION-ID.  Its messages are shown again, then the chat goes on.
-Return the chat buffer."
+The resumed chat replaces the project's chat buffer, whose conversation
+stays in the history.  Return the chat buffer."
   (interactive)
   (let* ((root (claude-bridge--project-root directory))
          (id (or claude-session-id
@@ -547,8 +553,12 @@ Return the chat buffer."
                                                           (plist-get e :claudeSessionId)))
                                         entries)))
                    (unless entries (user-error "No earlier conversation in %s" root))
-                   (cdr (assoc (completing-read "Resume conversation: " labels nil t)
-                               labels)))))
+                   (or (cdr (assoc (completing-read
+                                    (format "Resume conversation (default %s): "
+                                            (caar labels))
+                                    labels nil t nil nil (caar labels))
+                                   labels))
+                       (user-error "No such conversation")))))
          (old (claude-bridge--find-buffer root)))
     (when old
       (with-current-buffer old
@@ -558,8 +568,9 @@ Return the chat buffer."
           (when (and (claude-bridge--live-p session) (claude-bridge-session-id session))
             (claude-bridge-client-call-sync
              "session/close" (list :sessionId (claude-bridge-session-id session))))
-          (claude-bridge-close session))
-        (rename-buffer (generate-new-buffer-name (buffer-name)))))
+          (claude-bridge-close session)))
+      ;; The resumed chat replaces it (the old conversation stays in the history).
+      (kill-buffer old))
     (let* ((buf (claude-bridge--setup-buffer root))
            (session (buffer-local-value 'claude-bridge--session buf)))
       (claude-bridge-model-add session 'notice (format "Resuming %s" id))

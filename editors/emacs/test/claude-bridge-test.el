@@ -434,6 +434,18 @@
       (should (string-match-p "⚠ Error: " (cbt-buffer-text buf)))
       (should (equal (plist-get (cbt-turn buf "better now?") :text) "Echo: better now?")))))
 
+(ert-deftest claude-bridge-test-close-then-the-next-prompt-reopens ()
+  (cbt-with-chat (buf dir)
+    (ignore dir)
+    (let* ((session (cbt-session buf))
+           (pid (claude-bridge-session-pid session)))
+      (with-current-buffer buf (claude-bridge-close))
+      (should (eq (claude-bridge-session-state session) 'closed))
+      (cbt-wait "the CLI's end" (lambda () (not (cbt-alive-p pid))))
+      (claude-bridge--flush session)
+      (should (string-match-p "⚠ Session closed\\." (cbt-buffer-text buf)))
+      (should (equal (plist-get (cbt-turn buf "again") :text) "Echo: again")))))
+
 ;;;; Resume
 
 (ert-deftest claude-bridge-test-resume-continues-an-earlier-conversation ()
@@ -455,6 +467,7 @@
           ;; The past conversation is shown again, then it goes on with it in context.
           (should (string-match-p "❯ remember the word PINEAPPLE\n+Echo: remember the word PINEAPPLE"
                                   (cbt-buffer-text resumed)))
+          (should-not (buffer-live-p buf))  ; the resumed chat replaced it
           (should (eq (claude-bridge-chat dir) resumed))
           (should (equal (plist-get (cbt-turn resumed "and now?") :text) "Echo: and now?"))
           (should (string-match-p "PINEAPPLE" (json-serialize (plist-get (cbt-last-request)
