@@ -1,0 +1,27 @@
+"""The bridge client and the conversation model under Node's test runner, against the real
+bridge with the real CLI and the fake Messages API (the fake CLI for failures)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.vscode
+
+
+@pytest.mark.timeout(300)
+def test_client_and_model_pass_node_test_runner(built_extension: Path, suite_env: dict[str, str]) -> None:
+    run = subprocess.run(
+        ["node", "--test", "--test-concurrency=1", "--test-reporter=spec", "out/test/*.test.mjs"],
+        cwd=built_extension,
+        env=suite_env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    print(run.stdout)
+    assert run.returncode == 0, f"node --test failed:\n{run.stdout}\n{run.stderr}"
+    assert "ℹ fail 0" in run.stdout, run.stdout
+    assert "ℹ pass 0" not in run.stdout, run.stdout
