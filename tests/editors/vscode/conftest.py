@@ -67,7 +67,7 @@ def vsix(built_extension: Path) -> Path:
     out = built_extension / "dist" / "claude-bridge.vsix"
     env = node_env(dict(os.environ))
     subprocess.run(
-        ["node_modules/.bin/vsce", "package", "--no-dependencies", "--skip-license", "-o", str(out)],
+        ["node_modules/.bin/vsce", "package", "--no-dependencies", "-o", str(out)],
         cwd=built_extension,
         env=env,
         check=True,

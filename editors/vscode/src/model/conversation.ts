@@ -274,7 +274,7 @@ export class Conversation {
   }
 
   setTitle(text: string): void {
-    const line = text.trim().split("\n")[0] ?? "";
+    const line = (text.trim().split("\n")[0] ?? "").replace(/[*_`#>]+/g, "").replace(/\s+/g, " ").trim();
     this.meta.title = line.length > 40 ? `${line.slice(0, 39)}…` : line || "New chat";
     this.metaDirty = true;
   }
@@ -396,9 +396,8 @@ export class Conversation {
           this.closeOpen();
           if (this.meta.title === "New chat") this.setTitle(event.text);
           this.add<UserItem>({ kind: "user", text: event.text, live: false, replay: true });
-        } else if (event.text.startsWith("[Request interrupted")) {
-          this.notice("info", "Interrupted");
         }
+        // "[Request interrupted by user]": the turn's footer says so.
         return;
       }
       case "init": {

@@ -352,8 +352,14 @@ function drawThinking(view: ItemView, item: ThinkingItem): void {
   renderStreaming(view, item.text, item.streaming, details.querySelector(".card-body") as HTMLElement);
 }
 
+/** `path` relative to the session's directory when it is inside it. */
+function relative(path: string): string {
+  const cwd = meta?.cwd;
+  return cwd && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+}
+
 function toolSummary(name: string, input: Record<string, unknown>): string {
-  const pick = (k: string) => (typeof input[k] === "string" ? (input[k] as string) : "");
+  const pick = (k: string) => (typeof input[k] === "string" ? relative(input[k] as string) : "");
   const detail = pick("command") || pick("file_path") || pick("path") || pick("pattern") || pick("url") || pick("description");
   return detail ? `${name}  ${detail.split("\n")[0]}` : name;
 }
@@ -388,14 +394,8 @@ function drawPermission(view: ItemView, item: PermissionItem): void {
     drawQuestions(card, item, input.questions as Question[]);
   } else {
     card.append(h("div", { class: "perm-title" }, `${name} wants to run`));
-    if (req.description) card.append(h("div", { class: "perm-desc" }, req.description));
-    const preview =
-      typeof input.command === "string"
-        ? input.command
-        : typeof input.file_path === "string"
-          ? input.file_path
-          : JSON.stringify(input, null, 2);
-    card.append(h("pre", { class: "perm-input" }, preview));
+    if (req.description && req.description !== preview(input)) card.append(h("div", { class: "perm-desc" }, req.description));
+    card.append(h("pre", { class: "perm-input" }, preview(input)));
     if (req.blockedPath) card.append(h("div", { class: "perm-desc" }, `Outside the allowed directories: ${req.blockedPath}`));
     if (item.state === "pending") {
       const reason = h("input", { class: "reason", type: "text", placeholder: "Reason for denying (optional)", "aria-label": "Reason for denying" });
@@ -415,6 +415,12 @@ function drawPermission(view: ItemView, item: PermissionItem): void {
   view.root.replaceChildren(card);
 }
 
+function preview(input: Record<string, unknown>): string {
+  if (typeof input.command === "string") return input.command;
+  if (typeof input.file_path === "string") return relative(input.file_path);
+  return JSON.stringify(input, null, 2);
+}
+
 function describeRule(req: PermissionItem["request"]): string {
   for (const s of req.suggestions ?? []) {
     const rules = (s as { rules?: { toolName?: string; ruleContent?: string }[] }).rules;
@@ -424,7 +430,8 @@ function describeRule(req: PermissionItem["request"]): string {
       return short ? `${rules[0].toolName}(${short})` : rules[0].toolName;
     }
     const mode = (s as { mode?: string }).mode;
-    if (mode) return `(${mode})`;
+    if (mode === "acceptEdits") return "edits (accept edits mode)";
+    if (mode) return `(${mode} mode)`;
   }
   return req.toolName;
 }
