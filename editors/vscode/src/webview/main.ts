@@ -15,7 +15,7 @@ import type {
   TurnItem,
   UserItem,
 } from "../model/conversation";
-import { renderMarkdown, stableBoundary } from "./markdown";
+import { highlightCode, nextBoundary, renderMarkdown } from "./markdown";
 import type { FromWebview, ItemOp, TabInfo, ToWebview } from "./messages";
 
 declare function acquireVsCodeApi(): { postMessage(message: FromWebview): void };
@@ -23,7 +23,23 @@ const vscode = acquireVsCodeApi();
 const post = (message: FromWebview) => vscode.postMessage(message);
 
 /** Counters a benchmark reads (`window.__claudeBridgeStats`). */
-const stats = { frames: 0, ops: 0, messages: 0, renders: 0 };
+const stats = {
+  frames: 0,
+  /** The longest and the total time spent in one animation frame's redraw, in ms. */
+  longestFrameMs: 0,
+  frameMs: 0,
+  /** Per phase of the longest frame: apply messages, draw items, scroll (layout). */
+  phases: { apply: 0, draw: 0, scroll: 0 },
+  ops: 0,
+  messages: 0,
+  renders: 0,
+  /** The last assistant message as the page holds it. */
+  lastReply(): { text: string; streaming: boolean } | null {
+    const replies = [...items.values()].filter((i): i is AssistantItem => i.kind === "assistant");
+    const last = replies.at(-1);
+    return last ? { text: last.text, streaming: last.streaming } : null;
+  },
+};
 (window as unknown as { __claudeBridgeStats: typeof stats }).__claudeBridgeStats = stats;
 
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "Write"]);
@@ -117,18 +133,41 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
 
 /** One animation frame: apply every queued change, then redraw what changed, once. */
 function frame(): void {
+  const started = performance.now();
+  redraw();
+  const took = performance.now() - started;
+  stats.frameMs += took;
+  if (took > stats.longestFrameMs) stats.longestFrameMs = took;
+}
+
+function redraw(): void {
   scheduled = false;
   stats.frames++;
+  const t0 = performance.now();
   for (const message of queue.splice(0)) apply(message);
+  const t1 = performance.now();
   if (metaDirty) drawMeta();
   metaDirty = false;
+  const unfinished: number[] = [];
   for (const id of dirty) {
     const item = items.get(id);
-    if (item) draw(item);
+    if (item && !draw(item)) unfinished.push(id);
   }
   dirty.clear();
+  highlightSome(performance.now() + 4);
+  // Work left over (the frame's budget ran out): continue in the next frame.
+  for (const id of unfinished) dirty.add(id);
+  if ((unfinished.length || toHighlight.length) && !scheduled) {
+    scheduled = true;
+    requestAnimationFrame(frame);
+  }
   empty.classList.toggle("hidden", items.size > 0);
+  const t2 = performance.now();
   if (stick) log.scrollTop = log.scrollHeight;
+  const t3 = performance.now();
+  if (t3 - t0 > stats.phases.apply + stats.phases.draw + stats.phases.scroll) {
+    stats.phases = { apply: t1 - t0, draw: t2 - t1, scroll: t3 - t2 };
+  }
 }
 
 function apply(message: ToWebview): void {
@@ -271,11 +310,15 @@ interface ItemView {
   frozen?: HTMLElement;
   tail?: HTMLElement;
   frozenLength?: number;
+  /** The text rendered into `frozen`. */
+  frozenText?: string;
   fenceOpen?: boolean;
-  renderedText?: string;
+  /** What `tail` shows (as Markdown or plain text). */
+  tailText?: string;
 }
 
-function draw(item: Item): void {
+/** Draw one item; false when it has more to draw in the next frame. */
+function draw(item: Item): boolean {
   stats.renders++;
   let view = views.get(item.id);
   if (!view) {
@@ -284,72 +327,123 @@ function draw(item: Item): void {
     log.append(view.root);
   }
   switch (item.kind) {
-    case "user":
-      return drawUser(view, item);
     case "assistant":
       return drawMarkdown(view, item);
     case "thinking":
       return drawThinking(view, item);
+    case "user":
+      drawUser(view, item);
+      return true;
     case "tool":
-      return drawTool(view, item);
+      drawTool(view, item);
+      return true;
     case "permission":
-      return drawPermission(view, item);
+      drawPermission(view, item);
+      return true;
     case "notice":
-      return drawNotice(view, item);
+      drawNotice(view, item);
+      return true;
     case "turn":
-      return drawTurn(view, item);
+      drawTurn(view, item);
+      return true;
   }
 }
 
 function drawUser(view: ItemView, item: UserItem): void {
   view.root.replaceChildren(
     h("div", { class: "who" }, item.live ? "You · sent into the running turn" : "You"),
-    h("div", { class: "bubble" }, item.text),
+    h("div", { class: "bubble md" }),
   );
+  (view.root.lastElementChild as HTMLElement).innerHTML = renderMarkdown(item.text);
 }
 
-/** Render only what changed: finished blocks are appended once, the last one re-rendered. */
-function renderStreaming(view: ItemView, text: string, streaming: boolean, into: HTMLElement): void {
-  if (!view.frozen || !view.tail || (view.renderedText !== undefined && !text.startsWith(view.renderedText.slice(0, view.frozenLength)))) {
+/** Code blocks are coloured when they come on screen, a few per frame. */
+const toHighlight: HTMLElement[] = [];
+const onScreen = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      onScreen.unobserve(entry.target);
+      toHighlight.push(entry.target as HTMLElement);
+    }
+    if (toHighlight.length && !scheduled) {
+      scheduled = true;
+      requestAnimationFrame(frame);
+    }
+  },
+  { root: log, rootMargin: "400px 0px" },
+);
+
+function highlightSome(deadline: number): void {
+  while (toHighlight.length && performance.now() < deadline) highlightCode(toHighlight.shift()!);
+}
+
+/** Time one frame may spend turning finished Markdown blocks into HTML. */
+const FRAME_BUDGET_MS = 10;
+/** A block still being written longer than this shows as plain text until it is complete. */
+const LIVE_MARKDOWN_LIMIT = 4_000;
+
+/**
+ * Render a streaming text without redoing what is done: each finished block (up to a blank
+ * line outside code fences) is rendered once and appended; only the block being written is
+ * re-rendered. Within FRAME_BUDGET_MS per frame; returns false when work is left for the next.
+ */
+function renderStreaming(view: ItemView, text: string, streaming: boolean, into: HTMLElement): boolean {
+  if (!view.frozen || !view.tail || !text.startsWith(view.frozenText ?? "")) {
     view.frozen = h("div", { class: "md" });
     view.tail = h("div", { class: "md tail" });
     view.frozenLength = 0;
+    view.frozenText = "";
     view.fenceOpen = false;
+    view.tailText = undefined;
     into.replaceChildren(view.frozen, view.tail);
   }
-  if (streaming) {
-    const { end, fenceOpen } = stableBoundary(text, view.frozenLength!, view.fenceOpen!);
-    if (end > view.frozenLength!) {
-      const block = h("div", { class: "block" });
-      block.innerHTML = renderMarkdown(text.slice(view.frozenLength, end));
-      view.frozen.append(block);
-      view.frozenLength = end;
-      view.fenceOpen = fenceOpen;
-    }
+  const deadline = performance.now() + FRAME_BUDGET_MS;
+  let next = nextBoundary(text, view.frozenLength!, view.fenceOpen!);
+  while (next.end > 0 && performance.now() < deadline) {
+    const block = h("div", { class: "block" });
+    block.innerHTML = renderMarkdown(text.slice(view.frozenLength, next.end), true);
+    for (const code of block.querySelectorAll<HTMLElement>("code[data-highlight]")) onScreen.observe(code);
+    view.frozen.append(block);
+    view.frozenLength = next.end;
+    view.fenceOpen = next.fenceOpen;
+    next = nextBoundary(text, next.end, next.fenceOpen);
   }
-  const rest = text.slice(view.frozenLength);
-  view.tail.innerHTML = rest ? renderMarkdown(rest) : "";
+  view.frozenText = text.slice(0, view.frozenLength);
+  const caughtUp = next.end < 0;
+  const remaining = text.length - view.frozenLength!;
+  const asMarkdown = caughtUp && (!streaming || remaining <= LIVE_MARKDOWN_LIMIT);
+  // Behind (finished blocks wait for the next frames): a bounded preview, as plain text, so
+  // that no frame lays out an unbounded text.
+  const rest = asMarkdown ? text.slice(view.frozenLength) : text.slice(view.frozenLength, view.frozenLength! + LIVE_MARKDOWN_LIMIT);
+  const key = `${asMarkdown ? "md" : "txt"}:${rest}`;
+  if (view.tailText !== key) {
+    if (asMarkdown) view.tail.innerHTML = rest ? renderMarkdown(rest) : "";
+    else view.tail.textContent = rest;
+    view.tailText = key;
+  }
   view.tail.classList.toggle("streaming", streaming);
-  view.renderedText = text;
+  view.tail.classList.toggle("plain", !asMarkdown);
+  return caughtUp;
 }
 
-function drawMarkdown(view: ItemView, item: AssistantItem): void {
+function drawMarkdown(view: ItemView, item: AssistantItem): boolean {
   if (!view.root.firstChild) {
     view.root.append(h("div", { class: "who" }, "Claude"), h("div", { class: "body" }));
   }
   const body = view.root.lastElementChild as HTMLElement;
-  renderStreaming(view, item.text, item.streaming, body);
   view.root.classList.toggle("aborted", item.aborted);
+  return renderStreaming(view, item.text, item.streaming, body);
 }
 
-function drawThinking(view: ItemView, item: ThinkingItem): void {
+function drawThinking(view: ItemView, item: ThinkingItem): boolean {
   let details = view.root.querySelector("details");
   if (!details) {
     details = h("details", { class: "card thinking-card" }, h("summary", {}, "Thinking"), h("div", { class: "card-body" }));
     view.root.append(details);
   }
   (details.querySelector("summary") as HTMLElement).textContent = item.streaming ? "Thinking…" : "Thinking";
-  renderStreaming(view, item.text, item.streaming, details.querySelector(".card-body") as HTMLElement);
+  return renderStreaming(view, item.text, item.streaming, details.querySelector(".card-body") as HTMLElement);
 }
 
 /** `path` relative to the session's directory when it is inside it. */

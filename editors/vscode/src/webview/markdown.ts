@@ -36,7 +36,10 @@ hljs.registerAliases(["yml"], { languageName: "yaml" });
 hljs.registerAliases(["rs"], { languageName: "rust" });
 
 /** Code blocks longer than this are shown without highlighting (it costs too much). */
-const HIGHLIGHT_LIMIT = 20_000;
+const HIGHLIGHT_LIMIT = 8_000;
+
+/** While set, code blocks are left plain and marked for `highlightCode` (see renderMarkdown). */
+let deferHighlight = false;
 
 const md: MarkdownIt = new MarkdownIt({
   html: false,
@@ -44,45 +47,66 @@ const md: MarkdownIt = new MarkdownIt({
   breaks: false,
   highlight(code: string, lang: string): string {
     const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-    if (name && hljs.getLanguage(name) && code.length <= HIGHLIGHT_LIMIT) {
-      try {
-        const html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
-        return `<pre class="code"><code class="hljs language-${md.utils.escapeHtml(name)}">${html}</code></pre>`;
-      } catch {
-        // Fall through to plain.
-      }
+    const known = name !== "" && hljs.getLanguage(name) !== undefined && code.length <= HIGHLIGHT_LIMIT;
+    const escaped = md.utils.escapeHtml(code);
+    if (!known) return `<pre class="code"><code class="hljs">${escaped}</code></pre>`;
+    const cls = `hljs language-${md.utils.escapeHtml(name)}`;
+    if (deferHighlight) return `<pre class="code"><code class="${cls}" data-highlight="${md.utils.escapeHtml(name)}">${escaped}</code></pre>`;
+    try {
+      return `<pre class="code"><code class="${cls}">${hljs.highlight(code, { language: name, ignoreIllegals: true }).value}</code></pre>`;
+    } catch {
+      return `<pre class="code"><code class="${cls}">${escaped}</code></pre>`;
     }
-    return `<pre class="code"><code class="hljs">${md.utils.escapeHtml(code)}</code></pre>`;
   },
 });
 
 // Links open through VS Code (the webview blocks navigation); mark them for the click handler.
 md.validateLink = (url: string) => /^(https?:|mailto:|#)/i.test(url.trim());
 
-export function renderMarkdown(text: string): string {
-  return md.render(text);
+/**
+ * Markdown to HTML. With `lazy`, code blocks come out plain, marked `data-highlight`, for
+ * `highlightCode` to colour when they are on screen (highlighting is the costly part).
+ */
+export function renderMarkdown(text: string, lazy = false): string {
+  deferHighlight = lazy;
+  try {
+    return md.render(text);
+  } finally {
+    deferHighlight = false;
+  }
+}
+
+/** Colour one code element that `renderMarkdown(text, true)` left plain. */
+export function highlightCode(code: HTMLElement): void {
+  const language = code.dataset.highlight;
+  if (!language) return;
+  delete code.dataset.highlight;
+  try {
+    code.innerHTML = hljs.highlight(code.textContent ?? "", { language, ignoreIllegals: true }).value;
+  } catch {
+    // Stays plain.
+  }
 }
 
 /**
- * The end of the longest prefix of `text` (from `from`) that is complete Markdown blocks:
- * just after a blank line that is not inside a fenced code block. -1 if none.
+ * The end of the next complete Markdown block of `text` after `from`: just after the first
+ * blank line that is not inside a fenced code block. `end` is -1 when the block is still
+ * being written; `fenceOpen` is the fence state at `end`.
  */
-export function stableBoundary(text: string, from: number, fenceOpenAtFrom: boolean): { end: number; fenceOpen: boolean } {
+export function nextBoundary(
+  text: string,
+  from: number,
+  fenceOpenAtFrom: boolean,
+): { end: number; fenceOpen: boolean } {
   let fenceOpen = fenceOpenAtFrom;
-  let lastEnd = -1;
-  let lastFence = fenceOpen;
   let lineStart = from;
   while (lineStart < text.length) {
     const nl = text.indexOf("\n", lineStart);
     if (nl < 0) break; // The last line is still being written.
-    const line = text.slice(lineStart, nl);
-    const trimmed = line.trimStart();
+    const trimmed = text.slice(lineStart, nl).trimStart();
     if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) fenceOpen = !fenceOpen;
-    else if (!fenceOpen && trimmed === "" && lineStart > from) {
-      lastEnd = nl + 1;
-      lastFence = fenceOpen;
-    }
+    else if (!fenceOpen && trimmed === "" && lineStart > from) return { end: nl + 1, fenceOpen };
     lineStart = nl + 1;
   }
-  return { end: lastEnd, fenceOpen: lastFence };
+  return { end: -1, fenceOpen };
 }
