@@ -106,10 +106,27 @@ function submit(): void {
   post({ type: "send", text });
 }
 
+/** Follow the end of the chat, until the user scrolls away from it (and again once back). */
 let stick = true;
+let userScroll = false;
+for (const kind of ["wheel", "touchmove", "pointerdown", "keydown"]) {
+  log.addEventListener(kind, () => (userScroll = true), { passive: true });
+}
 log.addEventListener("scroll", () => {
-  stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  if (userScroll) stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  userScroll = false;
 });
+
+/** Scroll to the end if following it; again next frame while sizes settle (off-screen
+ * blocks are laid out with an estimated size until they come into view). */
+function followEnd(tries = 3): void {
+  if (!stick) return;
+  log.scrollTop = log.scrollHeight;
+  if (tries > 0 && log.scrollHeight - log.scrollTop - log.clientHeight > 1) {
+    requestAnimationFrame(() => followEnd(tries - 1));
+  }
+}
+new ResizeObserver(() => followEnd()).observe(log);
 
 // ---- State ---------------------------------------------------------------------------
 
@@ -163,7 +180,7 @@ function redraw(): void {
   }
   empty.classList.toggle("hidden", items.size > 0);
   const t2 = performance.now();
-  if (stick) log.scrollTop = log.scrollHeight;
+  followEnd(1);
   const t3 = performance.now();
   if (t3 - t0 > stats.phases.apply + stats.phases.draw + stats.phases.scroll) {
     stats.phases = { apply: t1 - t0, draw: t2 - t1, scroll: t3 - t2 };
