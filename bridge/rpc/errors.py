@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from bridge import duplex
+from bridge.duplex import history
 
 from . import wire
 from .events import wire_exit_status
@@ -60,6 +61,7 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.ProcessFailed: wire.ErrorCode.PROCESS_FAILED,
     duplex.ControlError: wire.ErrorCode.CONTROL_ERROR,
     duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
+    history.ConversationNotFound: wire.ErrorCode.HISTORY_NOT_FOUND,
 }
 
 
@@ -96,4 +98,6 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
         data.limit = exc.limit
     elif isinstance(exc, duplex.DeadlineExceeded):
         data.limit = exc.deadline
+    elif isinstance(exc, history.ConversationNotFound):
+        data.claude_session_id = exc.session_id
     return RpcError(code, str(exc), data)

@@ -39,13 +39,20 @@ class _EventNotification(msgspec.Struct):
 
 
 class _Queued:
-    __slots__ = ("event", "notification", "parts", "session_id", "written")
+    __slots__ = ("event", "notification", "parts", "replay", "session_id", "written")
 
-    def __init__(self, session_id: str, event: wire.Event | None, notification: bytes | None):
+    def __init__(
+        self,
+        session_id: str,
+        event: wire.Event | None,
+        notification: bytes | None,
+        replay: bool = False,
+    ):
         self.session_id = session_id
         self.event = event
         self.notification = notification
         self.parts: list[str] | None = None  # coalesced delta texts, joined when written
+        self.replay = replay
         self.written = False
 
 
@@ -74,9 +81,10 @@ class Outbound:
         self._urgent.append(body)
         self._wake.set()
 
-    async def put_event(self, session_id: str, event: wire.Event) -> None:
-        """Queue a session event, coalescing deltas; waits while the queue is full."""
-        if isinstance(event, _DELTAS):
+    async def put_event(self, session_id: str, event: wire.Event, *, replay: bool = False) -> None:
+        """Queue a session event, coalescing deltas; waits while the queue is full.
+        ``replay`` marks a past message of a resumed conversation."""
+        if isinstance(event, _DELTAS) and not replay:
             last = self._last.get(session_id)
             if last is not None and not last.written and _merge(last, event):
                 self.coalesced += 1
@@ -84,7 +92,7 @@ class Outbound:
         while len(self._events) >= self.max_events and not self.broken:
             self._space = anyio.Event()
             await self._space.wait()
-        self._append(_Queued(session_id, event, None))
+        self._append(_Queued(session_id, event, None, replay))
 
     async def put_ordered(self, session_id: str, body: bytes) -> None:
         """Queue an encoded notification in order with ``session_id``'s events."""
@@ -154,7 +162,7 @@ class Outbound:
                     _set_text(item.event, "".join(item.parts))
                 seq = self._seq.get(item.session_id, 0) + 1
                 self._seq[item.session_id] = seq
-                params = wire.EventParams(item.session_id, seq, item.event)
+                params = wire.EventParams(item.session_id, seq, item.event, item.replay)
                 out += frame(self._encoder.encode(_EventNotification(params)), framing)
             count += 1
         self.written += count

@@ -492,6 +492,7 @@ _CWD = "/home/user/project"
 _CLI = "/usr/local/bin/claude"
 _CLAUDE_SID = "6a207e71-0b7c-4a47-9d1e-3f5c2b8a9e10"
 _PERMISSION_ID = "d0d70292-5b1e-4c8a-a3f4-7e2c9b61d5a8"
+_OLD_CLAUDE_SID = "0f3c9a52-7d1e-4b6a-8c2f-9e5d1a7b3c48"
 _COMMAND = "c6efb3fc-8e2a-4d1b-9f57-2a4b6c8d0e13"
 _LIVE_COMMAND = "22222222-2222-4222-8222-222222222222"
 _BASH_INPUT = {"command": "touch made-by-bash && echo hello-from-bash", "description": "say hello"}
@@ -542,8 +543,9 @@ _STATUS = {
 }
 
 
-def _event(seq: int, event: JsonObj, session_id: str = _SID) -> JsonObj:
-    return _notification("session/event", {"sessionId": session_id, "seq": seq, "event": event})
+def _event(seq: int, event: JsonObj, session_id: str = _SID, *, replay: bool = False) -> JsonObj:
+    params = {"sessionId": session_id, "seq": seq, "event": event, "replay": replay}
+    return _notification("session/event", params)
 
 
 def _turn(text: str, **extra: Any) -> JsonObj:
@@ -843,6 +845,73 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     )
                 ),
             ),
+        ),
+        Example(
+            (
+                _c(
+                    _request(
+                        2,
+                        "session/create",
+                        {"cwd": _CWD, "resume": _OLD_CLAUDE_SID, "replay": True},
+                    )
+                ),
+                _b(_event(1, {"type": "userText", "text": "please USE_BASH"}, replay=True)),
+                _b(
+                    _event(
+                        2,
+                        {
+                            "type": "assistantText",
+                            "text": "Running it. ",
+                            "messageId": "msg_1795856104004",
+                        },
+                        replay=True,
+                    )
+                ),
+                _b(
+                    _event(
+                        3,
+                        {**EVENT_EXAMPLES["toolUse"], "messageId": "msg_1795856104004"},
+                        replay=True,
+                    )
+                ),
+                _b(
+                    _event(
+                        4,
+                        {
+                            "type": "toolResult",
+                            "toolUseId": "toolu_1",
+                            "content": "hello-from-bash",
+                        },
+                        replay=True,
+                    )
+                ),
+                _b(
+                    _event(
+                        5,
+                        {
+                            "type": "assistantText",
+                            "text": "Tool finished: hello-from-bash",
+                            "messageId": "msg_1795856109092",
+                        },
+                        replay=True,
+                    )
+                ),
+                _b(
+                    _result(
+                        2,
+                        {
+                            "sessionId": "s2-9c41d07a",
+                            "pid": 21544,
+                            "cwd": _CWD,
+                            "cliPath": _CLI,
+                            "permissionMode": "default",
+                        },
+                    )
+                ),
+            ),
+            "Reopening an earlier conversation: its past messages arrive first, marked "
+            "`replay: true`, numbered by the session's usual `seq`; then the answer. The "
+            "next `session/send` continues the conversation with all of it in context.",
         ),
     ),
     "session/send": (
@@ -1156,6 +1225,46 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 ),
             ),
         ),
+        Example(
+            (
+                _b(
+                    _notification(
+                        "session/exited",
+                        {
+                            "sessionId": _SID,
+                            "status": {"state": "failed", "signal": 9},
+                            "reason": "failed",
+                        },
+                    )
+                ),
+                _c(_request(18, "session/status", {"sessionId": _SID})),
+                _b(
+                    _result(
+                        18,
+                        {
+                            **_STATUS,
+                            "state": "exited",
+                            "exitStatus": {"state": "failed", "signal": 9},
+                        },
+                    )
+                ),
+                _c(_request(19, "session/create", {"cwd": _CWD, "resume": _CLAUDE_SID})),
+                _b(
+                    _result(
+                        19,
+                        {
+                            "sessionId": "s2-9c41d07a",
+                            "pid": 21544,
+                            "cwd": _CWD,
+                            "cliPath": _CLI,
+                            "permissionMode": "default",
+                        },
+                    )
+                ),
+            ),
+            "Recovery after a crash: the dead session still names its `claudeSessionId`; a "
+            "new session resumes it with every completed turn in context.",
+        ),
     ),
     "session/list": (
         Example(
@@ -1164,6 +1273,171 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 _b(_result(19, {"sessions": [_STATUS]})),
             ),
             "No params needed: the member may be left out.",
+        ),
+    ),
+    "session/history": (
+        Example(
+            (
+                _c(_request(30, "session/history", {"cwd": _CWD, "limit": 20})),
+                _b(
+                    _result(
+                        30,
+                        {
+                            "conversations": [
+                                {
+                                    "claudeSessionId": _CLAUDE_SID,
+                                    "title": "Fix the flaky upload test",
+                                    "customTitle": "Fix the flaky upload test",
+                                    "summary": None,
+                                    "firstPrompt": "why does test_upload fail on CI only?",
+                                    "createdAt": 1795942590112,
+                                    "lastModified": 1795943012870,
+                                    "messageCount": 42,
+                                    "gitBranch": "main",
+                                    "cwd": _CWD,
+                                    "fileSize": 88211,
+                                    "liveSessionId": _SID,
+                                },
+                                {
+                                    "claudeSessionId": _OLD_CLAUDE_SID,
+                                    "title": "please USE_BASH",
+                                    "customTitle": None,
+                                    "summary": None,
+                                    "firstPrompt": "please USE_BASH",
+                                    "createdAt": 1795856101377,
+                                    "lastModified": 1795856109512,
+                                    "messageCount": 5,
+                                    "gitBranch": "main",
+                                    "cwd": _CWD,
+                                    "fileSize": 30120,
+                                    "liveSessionId": None,
+                                },
+                            ],
+                            "total": 2,
+                        },
+                    )
+                ),
+            ),
+            "Newest first. The first conversation is open in session `s1-2674ed3e` now.",
+        ),
+    ),
+    "session/transcript": (
+        Example(
+            (
+                _c(
+                    _request(
+                        31,
+                        "session/transcript",
+                        {"cwd": _CWD, "claudeSessionId": _OLD_CLAUDE_SID},
+                    )
+                ),
+                _b(
+                    _result(
+                        31,
+                        {
+                            "claudeSessionId": _OLD_CLAUDE_SID,
+                            "events": [
+                                {"type": "userText", "text": "please USE_BASH"},
+                                {
+                                    "type": "assistantText",
+                                    "text": "Running it. ",
+                                    "messageId": "msg_1795856104004",
+                                },
+                                {
+                                    **EVENT_EXAMPLES["toolUse"],
+                                    "messageId": "msg_1795856104004",
+                                },
+                                {
+                                    "type": "toolResult",
+                                    "toolUseId": "toolu_1",
+                                    "content": "hello-from-bash",
+                                },
+                                {
+                                    "type": "assistantText",
+                                    "text": "Tool finished: hello-from-bash",
+                                    "messageId": "msg_1795856109092",
+                                },
+                            ],
+                        },
+                    )
+                ),
+            ),
+        ),
+        Example(
+            (
+                _c(
+                    _request(
+                        32,
+                        "session/transcript",
+                        {"cwd": _CWD, "claudeSessionId": "not-a-conversation"},
+                    )
+                ),
+                _b(
+                    _error(
+                        32,
+                        wire.ErrorCode.HISTORY_NOT_FOUND,
+                        "no conversation 'not-a-conversation' in the history of " + _CWD,
+                        claudeSessionId="not-a-conversation",
+                    )
+                ),
+            ),
+        ),
+    ),
+    "session/renameHistory": (
+        Example(
+            (
+                _c(
+                    _request(
+                        33,
+                        "session/renameHistory",
+                        {
+                            "cwd": _CWD,
+                            "claudeSessionId": _OLD_CLAUDE_SID,
+                            "title": "Bash smoke test",
+                        },
+                    )
+                ),
+                _b(_result(33, {})),
+            ),
+            "The next `session/history` shows it with `title` and `customTitle` "
+            '"Bash smoke test". The bridge appends the same `custom-title` entry the CLI\'s '
+            "own `/rename` writes, so the CLI shows the title too.",
+        ),
+    ),
+    "session/deleteHistory": (
+        Example(
+            (
+                _c(
+                    _request(
+                        34,
+                        "session/deleteHistory",
+                        {"cwd": _CWD, "claudeSessionId": _OLD_CLAUDE_SID},
+                    )
+                ),
+                _b(_result(34, {})),
+            ),
+        ),
+        Example(
+            (
+                _c(
+                    _request(
+                        35,
+                        "session/deleteHistory",
+                        {"cwd": _CWD, "claudeSessionId": _CLAUDE_SID},
+                    )
+                ),
+                _b(
+                    _error(
+                        35,
+                        wire.ErrorCode.CONVERSATION_IN_USE,
+                        f"conversation {_CLAUDE_SID} is held by live session {_SID}: "
+                        "close that session first",
+                        sessionId=_SID,
+                        claudeSessionId=_CLAUDE_SID,
+                    )
+                ),
+            ),
+            "A live session holds it: close the session, then delete.",
         ),
     ),
     "session/close": (
@@ -1708,6 +1982,7 @@ Machine-readable companions, in this directory:
 - [Permissions](#permissions)
 - [Cancellation](#cancellation)
 - [Ordering, backpressure and coalescing](#backpressure)
+- [History and recovery](#history)
 - [Compatibility](#compatibility)
 
 <a id="conventions"></a>
@@ -1869,6 +2144,39 @@ Guarantees a client can rely on:
   `session/status`.
 """
 
+_HISTORY = """\
+<a id="history"></a>
+
+## History and recovery
+
+The CLI keeps every conversation as a transcript under its config directory
+(`$CLAUDE_CONFIG_DIR`, else `~/.claude`, as the bridge's environment has them), per
+project directory. The bridge reads them the way the CLI does:
+
+- **List** a project's earlier conversations with `session/history` (newest first,
+  paged with `limit` and `offset`; `total` counts them all). `liveSessionId` names
+  the bridge session holding one now.
+- **Show** one without starting a CLI with `session/transcript`: the same
+  `userText`, `assistantText`, `thinking`, `toolUse` and `toolResult` events a live
+  turn sends, in order. Like the CLI, it follows the conversation's chain: side
+  chains and meta entries are left out, and a compacted conversation starts at its
+  compaction summary.
+- **Reopen** one with `session/create` `{{"resume": claudeSessionId, "replay": true}}`:
+  before the create answer, its past messages arrive as `session/event`s with
+  `replay: true` (numbered by the session's usual `seq`), so a host renders them
+  with the renderer it uses for live turns; then turns continue the conversation.
+- **Rename** with `session/renameHistory` (the entry the CLI's own `/rename`
+  writes) and **delete** with `session/deleteHistory`
+  (refused with ConversationInUse while a live session holds the conversation).
+
+**Recovery after a crash.** When a session's CLI dies (`session/exited` with reason
+`failed`), `session/status` of that session still answers for a while, with its
+`claudeSessionId`. `session/create` with `resume` set to it starts a new CLI that
+continues the conversation with every completed turn in context (add `replay: true`
+to redraw it). The turn that was running when the CLI died may be missing: the CLI
+writes its transcript in batches, so a host that wants it kept sends that prompt again.
+"""
+
 _COMPATIBILITY = """\
 <a id="compatibility"></a>
 
@@ -1964,7 +2272,7 @@ def build_protocol(schema: JsonObj) -> str:
     doc.struct("ErrorData")
     doc.add("**Examples**", "", *_json_block(tuple(_b(e) for e in ERROR_EXAMPLES)), "")
 
-    doc.add(_PERMISSIONS.format(), _CANCELLATION.format(), _BACKPRESSURE)
+    doc.add(_PERMISSIONS.format(), _CANCELLATION.format(), _BACKPRESSURE, _HISTORY.format())
     doc.add(_COMPATIBILITY.format(version=version))
     return doc.text()
 

@@ -26,7 +26,7 @@ import os
 import signal
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.server import JsonRPCServer
 
 from bridge import __version__, duplex
+from bridge.duplex import history
 
 from . import wire
 from .errors import RpcError, invalid_params, to_error
@@ -521,6 +522,10 @@ class Bridge:
             "session/status": self.status,
             "session/list": self.list_sessions,
             "session/close": self.close,
+            "session/history": self.list_history,
+            "session/transcript": self.transcript,
+            "session/renameHistory": self.rename_history,
+            "session/deleteHistory": self.delete_history,
         }
         for name, handler in table.items():
             self.server.feature(name)(_plain(handler))
@@ -560,6 +565,17 @@ class Bridge:
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
         """``session/create``: a warm spare when the pool has one, else a cold spawn."""
         cli, cwd, options, key = await self._options(params)
+        replay: Iterator[duplex.UserFrame | duplex.AssistantFrame] | None = None
+        if params.replay:
+            if not params.resume:
+                raise invalid_params("session/create", "replay needs resume - at `$.replay`")
+            read = functools.partial(
+                history.read_messages,
+                cwd,
+                params.resume,
+                config_dir=history.config_dir(options.env),
+            )
+            replay = await anyio.to_thread.run_sync(read)  # HistoryNotFound before any spawn
         session_id = f"s{next(self._session_ids)}-{uuid.uuid4().hex[:8]}"
         budget = (
             params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
@@ -585,6 +601,17 @@ class Bridge:
         else:
             entry.started = True
         self.sessions[session_id] = entry
+        if replay is not None:
+            try:
+                await self._replay(entry, replay)
+            except BaseException:
+                # Cancelled or failed mid-replay: the client never gets this session's id,
+                # so the session must not outlive the request.
+                self._tg.start_soon(self._pump, entry)
+                entry.exit_reason = "closed"
+                with anyio.CancelScope(shield=True):
+                    await self._close_quietly(entry, self.config.close_grace)
+                raise
         self._tg.start_soon(self._pump, entry)
         if self.pool is not None and self.pool.size:
             if warm is None:
@@ -795,6 +822,116 @@ class Bridge:
             stderr_tail=result.stderr_tail,
         )
 
+    async def _replay(
+        self, entry: _Entry, frames: Iterator[duplex.UserFrame | duplex.AssistantFrame]
+    ) -> None:
+        """Send a resumed conversation's past messages, before the session's live events
+        (its pump starts afterwards) and before the create answer (they are written first)."""
+        take = functools.partial(_take, frames, 256)
+        try:
+            while batch := await anyio.to_thread.run_sync(take):
+                for frame in batch:
+                    for event in to_wire(frame):
+                        await self.outbound.put_event(entry.id, event, replay=True)
+        finally:
+            frames.close()  # type: ignore[attr-defined]
+        await self.outbound.wait_written(self.outbound.enqueued)
+
+    # ------------------------------------------------------------------ history
+
+    def _history_dir(self) -> Path:
+        return history.config_dir(self.config.base_env or os.environ)
+
+    def _live_conversations(self) -> dict[str, str]:
+        """Claude session id -> the id of the live bridge session holding it."""
+        live: dict[str, str] = {}
+        for entry in self.sessions.values():
+            claude_id = _claude_id(entry.session)
+            if claude_id is not None and entry.session.exit_status.state == "running":
+                live[claude_id] = entry.id
+        return live
+
+    async def list_history(self, params: wire.HistoryParams) -> wire.HistoryResult:
+        """``session/history``."""
+        page = await anyio.to_thread.run_sync(
+            functools.partial(
+                history.list_conversations_page,
+                _expand(params.cwd),
+                limit=params.limit,
+                offset=params.offset,
+                config_dir=self._history_dir(),
+            )
+        )
+        live = self._live_conversations()
+        return wire.HistoryResult(
+            conversations=[
+                wire.HistoryEntry(
+                    claude_session_id=c.session_id,
+                    title=c.title,
+                    custom_title=c.custom_title,
+                    summary=c.summary,
+                    first_prompt=c.first_prompt,
+                    created_at=c.created_at,
+                    last_modified=c.last_modified,
+                    message_count=c.message_count,
+                    git_branch=c.git_branch,
+                    cwd=c.cwd,
+                    file_size=c.file_size,
+                    live_session_id=live.get(c.session_id),
+                )
+                for c in page.conversations
+            ],
+            total=page.total,
+        )
+
+    async def transcript(self, params: wire.ConversationParams) -> wire.TranscriptResult:
+        """``session/transcript``."""
+        cwd, config = _expand(params.cwd), self._history_dir()
+
+        def read() -> list[wire.Event]:
+            frames = history.read_messages(cwd, params.claude_session_id, config_dir=config)
+            return [event for frame in frames for event in to_wire(frame)]
+
+        events = await anyio.to_thread.run_sync(read)
+        return wire.TranscriptResult(claude_session_id=params.claude_session_id, events=events)
+
+    async def rename_history(self, params: wire.RenameHistoryParams) -> wire.Empty:
+        """``session/renameHistory``."""
+        if not params.title.strip():
+            raise invalid_params("session/renameHistory", "the title is blank - at `$.title`")
+        rename = functools.partial(
+            history.rename_conversation,
+            _expand(params.cwd),
+            params.claude_session_id,
+            params.title,
+            config_dir=self._history_dir(),
+        )
+        await anyio.to_thread.run_sync(rename)
+        return wire.Empty()
+
+    async def delete_history(self, params: wire.ConversationParams) -> wire.Empty:
+        """``session/deleteHistory``: refused while a live session holds the conversation."""
+        holder = self._live_conversations().get(params.claude_session_id)
+        if holder is not None:
+            raise RpcError(
+                wire.ErrorCode.CONVERSATION_IN_USE,
+                f"conversation {params.claude_session_id} is held by live session {holder}: "
+                "close that session first",
+                wire.ErrorData(
+                    kind="ConversationInUse",
+                    session_id=holder,
+                    claude_session_id=params.claude_session_id,
+                ),
+            )
+        delete = functools.partial(
+            history.delete_conversation,
+            _expand(params.cwd),
+            params.claude_session_id,
+            config_dir=self._history_dir(),
+        )
+        await anyio.to_thread.run_sync(delete)
+        return wire.Empty()
+
     # ------------------------------------------------------------------ sessions
 
     def _entry(self, session_id: str) -> _Entry:
@@ -827,7 +964,7 @@ class Bridge:
             total_cost_usd=session.total_cost_usd,
             turns_completed=session.turns_completed,
             exit_status=wire_exit_status(exit_status),
-            claude_session_id=session.claude_session_id,
+            claude_session_id=_claude_id(session),
             model=session.model,
             permission_mode=session.permission_mode,
             pending_permissions=[r.request_id for r in session.pending_permissions()],
@@ -1024,6 +1161,25 @@ def _limits(limits: wire.Limits | None) -> duplex.Limits:
         turn_timeout=limits.turn_timeout,
         control_timeout=limits.control_timeout,
     )
+
+
+def _claude_id(session: duplex.DuplexSession) -> str | None:
+    """The CLI session id a session holds: reported by the CLI, else the one it resumed
+    (known before its first turn)."""
+    if session.claude_session_id:
+        return session.claude_session_id
+    options = session.options
+    if options.resume and not options.fork_session:
+        return options.resume
+    return options.session_id
+
+
+def _expand(cwd: str) -> str:
+    return os.path.abspath(os.path.expanduser(cwd))
+
+
+def _take(items: Iterator[Any], n: int) -> list[Any]:
+    return list(itertools.islice(items, n))
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

@@ -49,6 +49,8 @@ class ErrorCode:
     UNKNOWN_REQUEST = -31010
     CONTROL_ERROR = -31011
     MESSAGE_TOO_LARGE = -31012
+    HISTORY_NOT_FOUND = -31013
+    CONVERSATION_IN_USE = -31014
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -104,6 +106,14 @@ ERRORS: dict[int, tuple[str, str]] = {
         "MessageTooLarge",
         "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
     ),
+    ErrorCode.HISTORY_NOT_FOUND: (
+        "HistoryNotFound",
+        "No conversation with this `claudeSessionId` in the history of this `cwd`.",
+    ),
+    ErrorCode.CONVERSATION_IN_USE: (
+        "ConversationInUse",
+        "A live session holds the conversation (`data.sessionId`); close it first.",
+    ),
 }
 """Every error code: its name and when it is returned."""
 
@@ -122,7 +132,10 @@ class ErrorData(_Wire):
     limit: str | None = None
     """For LimitExceeded / DeadlineExceeded: which limit."""
     session_id: str | None = None
-    """For SessionNotFound: the id that was asked for."""
+    """For SessionNotFound: the id that was asked for; for ConversationInUse: the live
+    session holding the conversation."""
+    claude_session_id: str | None = None
+    """For HistoryNotFound and ConversationInUse: the conversation."""
 
 
 # --------------------------------------------------------------------------- lifecycle
@@ -269,7 +282,8 @@ class CreateParams(_Wire):
     add_dirs: list[str] | None = None
     """More directories the tools may reach besides ``cwd``."""
     resume: str | None = None
-    """A CLI session id to resume."""
+    """A CLI session id to resume (``claudeSessionId`` of ``session/history``, or of a
+    session whose CLI died)."""
     continue_conversation: bool = False
     """Continue the most recent conversation in ``cwd``."""
     fork_session: bool = False
@@ -295,6 +309,9 @@ class CreateParams(_Wire):
     """Stream text as ``textDelta`` events (``--include-partial-messages``)."""
     permission_timeout: float | None = None
     """Seconds to wait for a permission answer before denying (overrides initialize's)."""
+    replay: bool = False
+    """With ``resume``: before the create answer, send the conversation's past messages as
+    ``session/event``s marked ``replay: true`` (HistoryNotFound when it has no transcript)."""
 
 
 class CreateResult(_Wire):
@@ -840,6 +857,9 @@ class EventParams(_Wire):
     seq: int
     """1, 2, 3, ... per session, without gaps."""
     event: Event
+    replay: bool = False
+    """True for a past message of a resumed conversation (``session/create`` with
+    ``replay``); false for live events."""
 
 
 class ExitedParams(_Wire):
@@ -880,6 +900,89 @@ class CancelParams(_Wire):
 
     id: str | int
     """The id of the request to cancel."""
+
+
+# --------------------------------------------------------------------------- history
+
+
+class HistoryParams(_Wire):
+    """``session/history`` params: the conversations the CLI keeps for ``cwd``."""
+
+    cwd: str
+    """The project directory (as ``session/create`` takes it)."""
+    limit: int | None = None
+    """At most this many conversations (null or 0: all)."""
+    offset: int = 0
+    """Skip this many of the newest first."""
+
+
+class HistoryEntry(_Wire):
+    """One earlier conversation of a directory."""
+
+    claude_session_id: str
+    """The CLI's session id: ``session/create`` resumes it with ``resume``."""
+    title: str
+    """What to show: ``customTitle``, else ``summary``, else ``firstPrompt`` (one line)."""
+    custom_title: str | None
+    """The title a rename gave it (``session/renameHistory`` or the CLI's ``/rename``)."""
+    summary: str | None
+    """The CLI's own title or summary of the conversation, when it wrote one."""
+    first_prompt: str | None
+    """The first thing the user typed (commands and IDE context skipped), at most 200 chars."""
+    created_at: int | None
+    """When it started, in milliseconds since the epoch."""
+    last_modified: int
+    """When its transcript was last written, in milliseconds since the epoch."""
+    message_count: int
+    """Messages ``session/transcript`` returns for it (one per content block, as the CLI
+    stores them)."""
+    git_branch: str | None
+    """The git branch the CLI last recorded."""
+    cwd: str | None
+    """The working directory the CLI recorded."""
+    file_size: int | None
+    """The transcript's size in bytes."""
+    live_session_id: str | None = None
+    """The bridge session holding the conversation now, if any."""
+
+
+class HistoryResult(_Wire):
+    """``session/history`` result, newest first."""
+
+    conversations: list[HistoryEntry]
+    """One page of conversations, newest first."""
+    total: int
+    """How many conversations the directory has in all."""
+
+
+class ConversationParams(_Wire):
+    """Params naming one conversation of a directory's history."""
+
+    cwd: str
+    """The project directory."""
+    claude_session_id: str
+    """The conversation, as ``session/history`` lists it."""
+
+
+class TranscriptResult(_Wire):
+    """``session/transcript`` result: the conversation as the events a live turn sends."""
+
+    claude_session_id: str
+    """The conversation."""
+    events: list[Event]
+    """``userText``, ``assistantText``, ``thinking``, ``toolUse`` and ``toolResult`` events,
+    in order."""
+
+
+class RenameHistoryParams(_Wire):
+    """``session/renameHistory`` params."""
+
+    cwd: str
+    """The project directory."""
+    claude_session_id: str
+    """The conversation."""
+    title: str
+    """The new title (not blank)."""
 
 
 # --------------------------------------------------------------------------- the method table
@@ -945,8 +1048,14 @@ METHODS: tuple[Method, ...] = (
         "request",
         CreateParams,
         CreateResult,
-        (ErrorCode.INVALID_PARAMS, ErrorCode.CLI_NOT_FOUND, ErrorCode.PROCESS_FAILED),
-        "Spawn a CLI session and wait until it answered its handshake.",
+        (
+            ErrorCode.INVALID_PARAMS,
+            ErrorCode.CLI_NOT_FOUND,
+            ErrorCode.PROCESS_FAILED,
+            ErrorCode.HISTORY_NOT_FOUND,
+        ),
+        "Spawn a CLI session and wait until it answered its handshake (with `resume` and "
+        "`replay`, the conversation's past messages come first as events).",
     ),
     Method(
         "session/send",
@@ -1039,6 +1148,42 @@ METHODS: tuple[Method, ...] = (
         (),
         "Every session of this connection, open or exited.",
         params_optional=True,
+    ),
+    Method(
+        "session/history",
+        "clientToServer",
+        "request",
+        HistoryParams,
+        HistoryResult,
+        (ErrorCode.INVALID_PARAMS,),
+        "The earlier conversations the CLI keeps for a directory, newest first.",
+    ),
+    Method(
+        "session/transcript",
+        "clientToServer",
+        "request",
+        ConversationParams,
+        TranscriptResult,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
+        "One earlier conversation's messages, as session events.",
+    ),
+    Method(
+        "session/renameHistory",
+        "clientToServer",
+        "request",
+        RenameHistoryParams,
+        Empty,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
+        "Give an earlier conversation a title.",
+    ),
+    Method(
+        "session/deleteHistory",
+        "clientToServer",
+        "request",
+        ConversationParams,
+        Empty,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND, ErrorCode.CONVERSATION_IN_USE),
+        "Delete an earlier conversation's transcript (refused while a live session holds it).",
     ),
     Method(
         "session/close",

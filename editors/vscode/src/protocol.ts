@@ -24,6 +24,10 @@ export type ClientMessage =
   | SessionGetContextUsageRequest
   | SessionStatusRequest
   | SessionListRequest
+  | SessionHistoryRequest
+  | SessionTranscriptRequest
+  | SessionRenameHistoryRequest
+  | SessionDeleteHistoryRequest
   | SessionCloseRequest
   | CancelRequestNotification
   | SessionRequestPermissionResponse
@@ -54,6 +58,10 @@ export type ServerMessage =
   | SessionGetContextUsageResponse
   | SessionStatusResponse
   | SessionListResponse
+  | SessionHistoryResponse
+  | SessionTranscriptResponse
+  | SessionRenameHistoryResponse
+  | SessionDeleteHistoryResponse
   | SessionCloseResponse
   | ErrorResponse;
 /**
@@ -99,7 +107,9 @@ export type ErrorCode =
   | NotSent
   | UnknownRequest
   | ControlError
-  | MessageTooLarge;
+  | MessageTooLarge
+  | HistoryNotFound
+  | ConversationInUse;
 /**
  * The message is not valid JSON.
  */
@@ -172,6 +182,14 @@ export type ControlError = -31011;
  * The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.
  */
 export type MessageTooLarge = -31012;
+/**
+ * No conversation with this `claudeSessionId` in the history of this `cwd`.
+ */
+export type HistoryNotFound = -31013;
+/**
+ * A live session holds the conversation (`data.sessionId`); close it first.
+ */
+export type ConversationInUse = -31014;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
@@ -353,7 +371,11 @@ export interface CreateParams {
    */
   rawEvents?: boolean;
   /**
-   * A CLI session id to resume.
+   * With `resume`: before the create answer, send the conversation's past messages as `session/event`s marked `replay: true` (HistoryNotFound when it has no transcript).
+   */
+  replay?: boolean;
+  /**
+   * A CLI session id to resume (`claudeSessionId` of `session/history`, or of a session whose CLI died).
    */
   resume?: string | null;
   /**
@@ -443,7 +465,7 @@ export interface ExitNotification {
   params?: null;
 }
 /**
- * Spawn a CLI session and wait until it answered its handshake.
+ * Spawn a CLI session and wait until it answered its handshake (with `resume` and `replay`, the conversation's past messages come first as events).
  */
 export interface SessionCreateRequest {
   id: RequestId;
@@ -674,6 +696,89 @@ export interface SessionListRequest {
  */
 export interface ListParams {}
 /**
+ * The earlier conversations the CLI keeps for a directory, newest first.
+ */
+export interface SessionHistoryRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/history";
+  params: HistoryParams;
+}
+/**
+ * `session/history` params: the conversations the CLI keeps for `cwd`.
+ */
+export interface HistoryParams {
+  /**
+   * The project directory (as `session/create` takes it).
+   */
+  cwd: string;
+  /**
+   * At most this many conversations (null or 0: all).
+   */
+  limit?: number | null;
+  /**
+   * Skip this many of the newest first.
+   */
+  offset?: number;
+}
+/**
+ * One earlier conversation's messages, as session events.
+ */
+export interface SessionTranscriptRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/transcript";
+  params: ConversationParams;
+}
+/**
+ * Params naming one conversation of a directory's history.
+ */
+export interface ConversationParams {
+  /**
+   * The conversation, as `session/history` lists it.
+   */
+  claudeSessionId: string;
+  /**
+   * The project directory.
+   */
+  cwd: string;
+}
+/**
+ * Give an earlier conversation a title.
+ */
+export interface SessionRenameHistoryRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/renameHistory";
+  params: RenameHistoryParams;
+}
+/**
+ * `session/renameHistory` params.
+ */
+export interface RenameHistoryParams {
+  /**
+   * The conversation.
+   */
+  claudeSessionId: string;
+  /**
+   * The project directory.
+   */
+  cwd: string;
+  /**
+   * The new title (not blank).
+   */
+  title: string;
+}
+/**
+ * Delete an earlier conversation's transcript (refused while a live session holds it).
+ */
+export interface SessionDeleteHistoryRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/deleteHistory";
+  params: ConversationParams;
+}
+/**
  * Close gracefully (stdin closed, then SIGTERM/SIGKILL to the process group); returns the exit status. Closing an exited session returns its status again.
  */
 export interface SessionCloseRequest {
@@ -735,6 +840,10 @@ export interface EventParams {
    * The event; `type` says which.
    */
   event: Event;
+  /**
+   * True for a past message of a resumed conversation (`session/create` with `replay`); false for live events.
+   */
+  replay?: boolean;
   /**
    * 1, 2, 3, ... per session, without gaps.
    */
@@ -1720,6 +1829,136 @@ export interface ListResult {
   sessions: SessionStatus[];
 }
 /**
+ * The successful answer to `session/history`.
+ */
+export interface SessionHistoryResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: HistoryResult;
+}
+/**
+ * `session/history` result, newest first.
+ */
+export interface HistoryResult {
+  /**
+   * One page of conversations, newest first.
+   */
+  conversations: HistoryEntry[];
+  /**
+   * How many conversations the directory has in all.
+   */
+  total: number;
+}
+/**
+ * One earlier conversation of a directory.
+ */
+export interface HistoryEntry {
+  /**
+   * The CLI's session id: `session/create` resumes it with `resume`.
+   */
+  claudeSessionId: string;
+  /**
+   * When it started, in milliseconds since the epoch.
+   */
+  createdAt: number | null;
+  /**
+   * The title a rename gave it (`session/renameHistory` or the CLI's `/rename`).
+   */
+  customTitle: string | null;
+  /**
+   * The working directory the CLI recorded.
+   */
+  cwd: string | null;
+  /**
+   * The transcript's size in bytes.
+   */
+  fileSize: number | null;
+  /**
+   * The first thing the user typed (commands and IDE context skipped), at most 200 chars.
+   */
+  firstPrompt: string | null;
+  /**
+   * The git branch the CLI last recorded.
+   */
+  gitBranch: string | null;
+  /**
+   * When its transcript was last written, in milliseconds since the epoch.
+   */
+  lastModified: number;
+  /**
+   * The bridge session holding the conversation now, if any.
+   */
+  liveSessionId?: string | null;
+  /**
+   * Messages `session/transcript` returns for it (one per content block, as the CLI stores them).
+   */
+  messageCount: number;
+  /**
+   * The CLI's own title or summary of the conversation, when it wrote one.
+   */
+  summary: string | null;
+  /**
+   * What to show: `customTitle`, else `summary`, else `firstPrompt` (one line).
+   */
+  title: string;
+}
+/**
+ * The successful answer to `session/transcript`.
+ */
+export interface SessionTranscriptResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: TranscriptResult;
+}
+/**
+ * `session/transcript` result: the conversation as the events a live turn sends.
+ */
+export interface TranscriptResult {
+  /**
+   * The conversation.
+   */
+  claudeSessionId: string;
+  /**
+   * `userText`, `assistantText`, `thinking`, `toolUse` and `toolResult` events, in order.
+   */
+  events: (
+    | InitEvent
+    | StatusEvent
+    | SystemEvent
+    | TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolInputDeltaEvent
+    | AssistantTextEvent
+    | ThinkingEvent
+    | ToolUseEvent
+    | ToolResultEvent
+    | UserTextEvent
+    | ResultEvent
+    | CommandLifecycleEvent
+    | PermissionDeniedEvent
+    | LaggedEvent
+    | InvalidLineEvent
+    | UnknownEvent
+    | RawEvent
+  )[];
+}
+/**
+ * The successful answer to `session/renameHistory`.
+ */
+export interface SessionRenameHistoryResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: Empty;
+}
+/**
+ * The successful answer to `session/deleteHistory`.
+ */
+export interface SessionDeleteHistoryResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: Empty;
+}
+/**
  * The successful answer to `session/close`.
  */
 export interface SessionCloseResponse {
@@ -1768,6 +2007,10 @@ export interface ResponseError {
  */
 export interface ErrorData {
   /**
+   * For HistoryNotFound and ConversationInUse: the conversation.
+   */
+  claudeSessionId?: string | null;
+  /**
    * For ProcessFailed: how the CLI ended.
    */
   exitStatus?: ExitStatus | null;
@@ -1784,7 +2027,7 @@ export interface ErrorData {
    */
   path?: string | null;
   /**
-   * For SessionNotFound: the id that was asked for.
+   * For SessionNotFound: the id that was asked for; for ConversationInUse: the live session holding the conversation.
    */
   sessionId?: string | null;
   /**
