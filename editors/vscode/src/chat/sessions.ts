@@ -239,10 +239,7 @@ export class Sessions {
       this.select(entry.liveSessionId);
       return this.conversations.get(entry.liveSessionId)!;
     }
-    const conversation = await this.newChat({
-      resume: entry.claudeSessionId,
-      replay: true,
-    } as Partial<CreateParams>);
+    const conversation = await this.newChat({ resume: entry.claudeSessionId, replay: true });
     conversation.setTitle(entry.customTitle || entry.title || entry.firstPrompt || "Resumed chat");
     this.listener.changed(conversation);
     this.listener.tabsChanged();

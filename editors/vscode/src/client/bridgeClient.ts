@@ -30,6 +30,8 @@ import type {
   CreateResult,
   EventParams,
   ExitedParams,
+  HistoryParams,
+  HistoryResult,
   InitializationOptions,
   InitializeResult,
   InterruptParams,
@@ -47,9 +49,8 @@ import type {
   SetPermissionModeResult,
   TurnResult,
 } from "../protocol";
-import type { HistoryParams, HistoryResult } from "./history";
 
-export type { HistoryEntry, HistoryParams, HistoryResult } from "./history";
+export type { HistoryEntry, HistoryParams, HistoryResult } from "../protocol";
 
 /** How the bridge process ended. `expected` is true after `dispose()`. */
 export interface BridgeExit {

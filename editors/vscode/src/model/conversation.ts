@@ -311,8 +311,7 @@ export class Conversation {
   /** Apply one `session/event`. */
   apply(params: EventParams): void {
     if (params.seq > this.lastSeq) this.lastSeq = params.seq;
-    const replay = (params as { replay?: boolean }).replay === true;
-    this.applyEvent(params.event, replay);
+    this.applyEvent(params.event, params.replay === true);
   }
 
   private applyEvent(event: Event, replay: boolean): void {
