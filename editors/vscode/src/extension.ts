@@ -195,7 +195,7 @@ export function activate(context: vscode.ExtensionContext): void {
         await vscode.commands.executeCommand("claudeBridge.setPermissionMode");
         return;
       case "restart":
-        await vscode.commands.executeCommand("claudeBridge.restart");
+        await guard("Could not restart", () => store.recover());
         return;
       case "rendered":
         output.debug(`webview rendered ${message.chars} chars in ${message.frames} frames`);
@@ -309,7 +309,10 @@ export function activate(context: vscode.ExtensionContext): void {
     command("claudeBridge.closeSession", () => guard("Close failed", () => store.closeSession())),
     command("claudeBridge.restart", async () => {
       await reveal();
-      await guard("Could not restart the bridge", () => store.restart());
+      await guard("Could not restart the bridge", async () => {
+        if (store.bridgeState === "crashed") await store.recover();
+        else await store.restart();
+      });
     }),
     command("claudeBridge.showLog", () => output.show()),
   );

@@ -118,10 +118,14 @@ describe("the chats of a window", () => {
     }
   });
 
-  test("a crashed bridge is shown in every chat with a restart, and restart works", async () => {
+  test("a crashed bridge is shown in the chat, whose restart resumes the conversation", async () => {
     const { sessions, states } = makeSessions(projectDir());
     try {
       const chat = await sessions.newChat();
+      await sessions.send("before the crash");
+      await sessions.turnDone();
+      const claudeSessionId = chat.meta.claudeSessionId;
+      assert.ok(claudeSessionId);
       const bridgePid = sessions.bridgePid!;
       const cliPid = chat.meta.pid!;
       process.kill(bridgePid, "SIGKILL");
@@ -130,12 +134,17 @@ describe("the chats of a window", () => {
       const notice = chat.items.at(-1);
       assert.ok(notice?.kind === "notice" && notice.restart && /bridge exited unexpectedly/.test(notice.text));
       await eventually(() => !alive(cliPid), "the orphaned CLI leaves");
-      await sessions.restart();
+      // The chat's restart button: a new bridge, the same tab, the conversation resumed.
+      await sessions.recover();
       assert.equal(states.at(-1), "running");
-      const again = await sessions.newChat();
+      assert.equal(sessions.active, chat);
+      assert.equal(chat.meta.state, "idle");
+      assert.equal(chat.meta.claudeSessionId, claudeSessionId);
+      assert.notEqual(chat.meta.pid, cliPid);
       await sessions.send("back again");
       await sessions.turnDone();
-      assert.equal(again.lastAssistantText, "Echo: back again");
+      assert.equal(chat.lastAssistantText, "Echo: back again");
+      assert.equal(chat.meta.claudeSessionId, claudeSessionId, "the same conversation goes on");
     } finally {
       await sessions.dispose();
     }

@@ -301,6 +301,33 @@ export class Sessions {
     await this.ensureClient();
   }
 
+  /**
+   * The restart action of a chat whose process (or bridge) died: a running bridge (started
+   * again if it crashed), and the chat continued in the same tab on a new process, resuming
+   * its conversation when the CLI had one.
+   */
+  async recover(sessionId: string | null = this.activeId): Promise<void> {
+    if (this.bridgeState !== "running") await this.restart();
+    const conversation = sessionId ? this.conversations.get(sessionId) : undefined;
+    if (!conversation || conversation.meta.state !== "exited") return;
+    const client = await this.ensureClient();
+    const resume = conversation.meta.claudeSessionId;
+    const result = await client.create({
+      ...this.options.createDefaults(),
+      cwd: conversation.meta.cwd,
+      ...(resume ? { resume } : {}),
+    });
+    const entries = [...this.conversations.entries()].map(([id, c]): [string, Conversation] =>
+      id === conversation.meta.sessionId ? [result.sessionId, c] : [id, c],
+    );
+    this.conversations.clear();
+    for (const [id, c] of entries) this.conversations.set(id, c);
+    if (this.activeId === sessionId) this.activeId = result.sessionId;
+    conversation.reopened(result, resume !== null);
+    this.listener.changed(conversation);
+    this.listener.tabsChanged();
+  }
+
   /** Close every session and stop the bridge; nothing is left running. */
   async dispose(): Promise<void> {
     if (this.starting) await this.starting.catch(() => undefined);

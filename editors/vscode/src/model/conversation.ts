@@ -186,6 +186,13 @@ export class Conversation {
     this.metaDirty = true;
   }
 
+  /** The chat goes on in a new process (after its old one died). */
+  reopened(result: CreateResult, resumed: boolean): void {
+    this.meta.state = "starting";
+    this.created(result);
+    this.notice("info", resumed ? "Restarted: the conversation goes on in a new process." : "Restarted in a new process.");
+  }
+
   /** The user sent a prompt: a new turn, or a live message into the running one. */
   userPrompt(text: string): UserItem {
     const live = this.meta.state === "running";
