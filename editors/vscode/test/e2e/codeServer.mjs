@@ -94,13 +94,22 @@ try {
   seen.interruptedText = (await chat.locator(".item.assistant").last().innerText()).trim().slice(0, 80);
   await chat.locator(".meta .state", { hasText: "idle" }).waitFor();
 
+  step("a prompt through the claudeBridge.send command");
+  await runCommand(page, "Claude Bridge: Send Prompt");
+  const ask = page.locator(".quick-input-widget", { hasText: "Message to Claude" }).locator("input");
+  await ask.waitFor();
+  await ask.fill("sent from the command palette");
+  await ask.press("Enter");
+  await chat.locator(".item.assistant .body", { hasText: "Echo: sent from the command palette" }).waitFor();
+  await chat.locator(".item.turn").nth(4).waitFor();
+
   step("a last exchange, and the screenshot");
   await send(
     chat,
     "Summarise what you did, as a list:\n\n- wrote `written.txt`\n- edited `notes.txt`\n- was **interrupted**\n\n" +
       "```ts\nexport function answer(): number {\n  return 42; // the answer\n}\n```",
   );
-  await chat.locator(".item.turn").nth(4).waitFor();
+  await chat.locator(".item.turn").nth(5).waitFor();
   // Close the diff and widen the side bar so the chat is the picture.
   await runCommand(page, "View: Close All Editors");
   const sidebar = await page.locator(".part.sidebar").boundingBox();
