@@ -94,6 +94,19 @@ try {
   seen.interruptedText = (await chat.locator(".item.assistant").last().innerText()).trim().slice(0, 80);
   await chat.locator(".meta .state", { hasText: "idle" }).waitFor();
 
+  step("add an editor's selection to the prompt");
+  await page.keyboard.press("F1");
+  const quick = page.locator(".quick-input-widget input");
+  await quick.fill("notes.txt");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "notes.txt" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-line", { hasText: "goodbye world" }).first().click();
+  await page.keyboard.press("Control+A");
+  await runCommand(page, "Claude Bridge: Add Selection to Chat", { focusWorkbench: false });
+  await chat.waitForFunction(() => document.querySelector("textarea.prompt").value.includes("goodbye world"));
+  seen.selectionPrompt = await chat.locator("textarea.prompt").inputValue();
+  await chat.locator("textarea.prompt").fill("");
+
   step("a prompt through the claudeBridge.send command");
   await runCommand(page, "Claude Bridge: Send Prompt");
   const ask = page.locator(".quick-input-widget", { hasText: "Message to Claude" }).locator("input");
@@ -134,8 +147,8 @@ try {
   await browser.close();
 }
 
-async function runCommand(page, title) {
-  await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => undefined);
+async function runCommand(page, title, { focusWorkbench = true } = {}) {
+  if (focusWorkbench) await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => undefined);
   await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor();
