@@ -89,7 +89,9 @@ const prompt = h("textarea", {
 const sendButton = button("Send", "primary send", () => submit(), "Send (Enter)");
 const stopButton = button("Interrupt", "secondary stop", () => post({ type: "interrupt" }), "Interrupt the running turn");
 const composer = h("div", { class: "composer" }, prompt, h("div", { class: "composer-actions" }, stopButton, sendButton));
-app.append(tabsBar, metaBar, bridgeBanner, log, composer);
+/** Prompts waiting for an answer stay here, above the prompt box, until answered. */
+const waiting = h("div", { class: "waiting", "aria-live": "assertive" });
+app.append(tabsBar, metaBar, bridgeBanner, log, waiting, composer);
 
 prompt.addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
@@ -198,6 +200,7 @@ function apply(message: ToWebview): void {
       items.clear();
       views.clear();
       log.replaceChildren(empty);
+      waiting.replaceChildren();
       dirty.clear();
       for (const item of message.items) {
         items.set(item.id, item);
@@ -273,6 +276,7 @@ function drawTabs(tabs: TabInfo[], active: string | null): void {
     items.clear();
     views.clear();
     log.replaceChildren(empty);
+    waiting.replaceChildren();
     metaDirty = true;
   }
 }
@@ -332,6 +336,8 @@ interface ItemView {
   fenceOpen?: boolean;
   /** What `tail` shows (as Markdown or plain text). */
   tailText?: string;
+  /** A pending permission prompt's card, shown in the waiting area. */
+  waiting?: HTMLElement;
 }
 
 /** Draw one item; false when it has more to draw in the next frame. */
@@ -523,7 +529,18 @@ function drawPermission(view: ItemView, item: PermissionItem): void {
     }
   }
   if (item.state !== "pending") card.append(h("div", { class: `perm-outcome ${item.state}` }, item.outcome ?? item.state));
-  view.root.replaceChildren(card);
+  // Pending: the card waits above the prompt box, whatever streams meanwhile; answered: it
+  // takes its place in the conversation.
+  if (item.state === "pending") {
+    view.waiting?.remove();
+    view.waiting = card;
+    waiting.append(card);
+    view.root.replaceChildren();
+  } else {
+    view.waiting?.remove();
+    view.waiting = undefined;
+    view.root.replaceChildren(card);
+  }
 }
 
 function preview(input: Record<string, unknown>): string {
@@ -541,7 +558,7 @@ function describeRule(req: PermissionItem["request"]): string {
       return short ? `${rules[0].toolName}(${short})` : rules[0].toolName;
     }
     const mode = (s as { mode?: string }).mode;
-    if (mode === "acceptEdits") return "edits (accept edits mode)";
+    if (mode === "acceptEdits") return "edits";
     if (mode) return `(${mode} mode)`;
   }
   return req.toolName;
