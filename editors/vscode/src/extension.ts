@@ -197,9 +197,6 @@ export function activate(context: vscode.ExtensionContext): void {
       case "restart":
         await guard("Could not restart", () => store.recover());
         return;
-      case "rendered":
-        output.debug(`webview rendered ${message.chars} chars in ${message.frames} frames`);
-        return;
       default:
         return;
     }

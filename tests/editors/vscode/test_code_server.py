@@ -1,7 +1,9 @@
 """The installed .vsix in a real VS Code (code-server 4.139.1), driven by playwright-core and
 Debian's chromium: the chat from the command palette, a streamed reply rendered, a permission
-prompt answered (the file appears on disk), the diff of an Edit, an interrupt, a screenshot
-(editors/vscode/.test-output/chat.png). Nothing of the bridge outlives code-server."""
+prompt answered (the file appears on disk), the diff of an Edit, an interrupt, the selection
+as context, a prompt through claudeBridge.send, the bridge killed and the chat restarted, a
+screenshot (editors/vscode/.test-output/chat.png). Nothing of the bridge outlives
+code-server."""
 
 from __future__ import annotations
 
@@ -96,4 +98,6 @@ def test_chat_in_code_server_end_to_end(
     assert seen["interruptedText"].startswith("Claude")
     assert seen["selectionPrompt"].startswith("notes.txt:1\n```")
     assert "goodbye world" in seen["selectionPrompt"]
+    assert "bridge exited unexpectedly" in seen["crashNotice"]
+    assert seen["restartedBridge"]
     assert (OUTPUT / "chat.png").stat().st_size > 10_000

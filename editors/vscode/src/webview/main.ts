@@ -336,6 +336,8 @@ interface ItemView {
   fenceOpen?: boolean;
   /** What `tail` shows (as Markdown or plain text). */
   tailText?: string;
+  /** The group of finished blocks being filled. */
+  group?: HTMLElement;
   /** A pending permission prompt's card, shown in the waiting area. */
   waiting?: HTMLElement;
 }
@@ -401,6 +403,8 @@ function highlightSome(deadline: number): void {
   while (toHighlight.length && performance.now() < deadline) highlightCode(toHighlight.shift()!);
 }
 
+const BLOCKS_PER_GROUP = 24;
+
 /** Time one frame may spend turning finished Markdown blocks into HTML. */
 const FRAME_BUDGET_MS = 10;
 /** A block still being written longer than this shows as plain text until it is complete. */
@@ -417,6 +421,7 @@ function renderStreaming(view: ItemView, text: string, streaming: boolean, into:
     view.tail = h("div", { class: "md tail" });
     view.frozenLength = 0;
     view.frozenText = "";
+    view.group = undefined;
     view.fenceOpen = false;
     view.tailText = undefined;
     into.replaceChildren(view.frozen, view.tail);
@@ -427,7 +432,12 @@ function renderStreaming(view: ItemView, text: string, streaming: boolean, into:
     const block = h("div", { class: "block" });
     block.innerHTML = renderMarkdown(text.slice(view.frozenLength, next.end), true);
     for (const code of block.querySelectorAll<HTMLElement>("code[data-highlight]")) onScreen.observe(code);
-    view.frozen.append(block);
+    // Blocks go in groups, so that a frame's layout walks a few groups, not every block.
+    if (!view.group || view.group.childElementCount >= BLOCKS_PER_GROUP) {
+      view.group = h("div", { class: "group" });
+      view.frozen.append(view.group);
+    }
+    view.group.append(block);
     view.frozenLength = next.end;
     view.fenceOpen = next.fenceOpen;
     next = nextBoundary(text, next.end, next.fenceOpen);

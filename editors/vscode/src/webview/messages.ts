@@ -32,5 +32,4 @@ export type FromWebview =
   | { type: "showDiff"; requestId: string }
   | { type: "pickModel" }
   | { type: "pickMode" }
-  | { type: "restart" }
-  | { type: "rendered"; frames: number; chars: number };
+  | { type: "restart" };

@@ -6,7 +6,7 @@
 //   CB_OUTPUT           where screenshots go (editors/vscode/.test-output)
 // It prints one JSON line of what it saw and exits non-zero on the first failed step.
 import { chromium } from "playwright-core";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 
 const url = process.env.CB_CODE_SERVER_URL;
@@ -116,13 +116,25 @@ try {
   await chat.locator(".item.assistant .body", { hasText: "Echo: sent from the command palette" }).waitFor();
   await chat.locator(".item.turn").nth(4).waitFor();
 
+  step("the bridge killed: the chat says so, and its Restart continues the conversation");
+  const bridgePid = bridgeProcess();
+  process.kill(bridgePid, "SIGKILL");
+  const restart = chat.locator(".item.notice button.restart");
+  await restart.waitFor();
+  seen.crashNotice = (await chat.locator(".item.notice.error").last().innerText()).trim();
+  await restart.click();
+  await chat.locator(".item.notice", { hasText: "Restarted: the conversation goes on" }).waitFor();
+  await send(chat, "after the restart");
+  await chat.locator(".item.assistant .body", { hasText: "Echo: after the restart" }).waitFor();
+  seen.restartedBridge = bridgeProcess() !== bridgePid;
+
   step("a last exchange, and the screenshot");
   await send(
     chat,
     "Summarise what you did, as a list:\n\n- wrote `written.txt`\n- edited `notes.txt`\n- was **interrupted**\n\n" +
       "```ts\nexport function answer(): number {\n  return 42; // the answer\n}\n```",
   );
-  await chat.locator(".item.turn").nth(5).waitFor();
+  await chat.locator(".item.turn").nth(6).waitFor();
   // Close the diff and widen the side bar so the chat is the picture.
   await runCommand(page, "View: Close All Editors");
   const sidebar = await page.locator(".part.sidebar").boundingBox();
@@ -173,6 +185,19 @@ async function send(chat, text) {
   const box = chat.locator("textarea.prompt");
   await box.fill(text);
   await box.press("Enter");
+}
+
+/** The pid of the extension's bridge: the process started in the project with --claude-path. */
+function bridgeProcess() {
+  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (argv.includes("--claude-path") && readlinkSync(`/proc/${pid}/cwd`) === project) return Number(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  throw new Error("no bridge process found");
 }
 
 async function waitFor(check, what, timeoutMs = 60_000) {
