@@ -63,9 +63,12 @@ export function activate(context: vscode.ExtensionContext): void {
         view?.post({ type: "bridge", state, message });
         if (state === "crashed" && message) {
           output.error(message);
-          void vscode.window.showErrorMessage(message, "Restart").then((choice) => {
-            if (choice === "Restart") void vscode.commands.executeCommand("claudeBridge.restart");
-          });
+          // The chat shows it with its Restart button; a notification only when it is hidden.
+          if (!view?.visible) {
+            void vscode.window.showErrorMessage(message, "Restart").then((choice) => {
+              if (choice === "Restart") void vscode.commands.executeCommand("claudeBridge.restart");
+            });
+          }
         }
         updateStatus();
       },

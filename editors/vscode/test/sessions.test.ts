@@ -126,6 +126,8 @@ describe("the chats of a window", () => {
       await sessions.turnDone();
       const claudeSessionId = chat.meta.claudeSessionId;
       assert.ok(claudeSessionId);
+      const costBefore = chat.meta.totalCostUsd;
+      assert.ok(costBefore > 0);
       const bridgePid = sessions.bridgePid!;
       const cliPid = chat.meta.pid!;
       process.kill(bridgePid, "SIGKILL");
@@ -145,6 +147,7 @@ describe("the chats of a window", () => {
       await sessions.turnDone();
       assert.equal(chat.lastAssistantText, "Echo: back again");
       assert.equal(chat.meta.claudeSessionId, claudeSessionId, "the same conversation goes on");
+      assert.ok(chat.meta.totalCostUsd > costBefore, "the chat's cost adds both processes' spend");
     } finally {
       await sessions.dispose();
     }

@@ -104,6 +104,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (this.view && this.ready) void this.view.webview.postMessage(message);
   }
 
+  /** Whether the chat is on screen. */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   reveal(): void {
     this.view?.show?.(true);
   }

@@ -124,6 +124,8 @@ export class Conversation {
   private openThinking: ThinkingItem | null = null;
   private readonly dirtyIds = new Set<number>();
   private metaDirty = true;
+  /** What earlier processes of this chat spent (the CLI reports its own running total). */
+  private costOffset = 0;
   /** The last `seq` applied (events are numbered 1, 2, 3, ... per session). */
   lastSeq = 0;
 
@@ -188,6 +190,7 @@ export class Conversation {
 
   /** The chat goes on in a new process (after its old one died). */
   reopened(result: CreateResult, resumed: boolean): void {
+    this.costOffset = this.meta.totalCostUsd;
     this.meta.state = "starting";
     this.created(result);
     this.notice("info", resumed ? "Restarted: the conversation goes on in a new process." : "Restarted in a new process.");
@@ -216,7 +219,7 @@ export class Conversation {
       inputTokens: num(usage.input_tokens),
       outputTokens: num(usage.output_tokens),
     });
-    this.meta.totalCostUsd = result.totalCostUsd;
+    this.meta.totalCostUsd = this.costOffset + result.totalCostUsd;
     if (result.claudeSessionId) this.meta.claudeSessionId = result.claudeSessionId;
     this.expirePermissions("the turn ended");
     if (this.meta.state === "running") this.setState("idle");
@@ -418,7 +421,7 @@ export class Conversation {
       }
       case "result": {
         this.closeOpen();
-        this.meta.totalCostUsd = event.totalCostUsd ?? this.meta.totalCostUsd;
+        if (event.totalCostUsd !== undefined) this.meta.totalCostUsd = this.costOffset + event.totalCostUsd;
         this.metaDirty = true;
         return;
       }
