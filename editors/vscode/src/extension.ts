@@ -59,7 +59,11 @@ export function activate(context: vscode.ExtensionContext): void {
         view?.tabsChanged();
         updateStatus();
       },
-      bridgeChanged: (state, message) => {
+      bridgeChanged: (state, reason) => {
+        const message =
+          reason && /ENOENT/.test(reason)
+            ? `${reason}. Set "claudeBridge.command" to the bridge's full path, for example ["/path/to/venv/bin/claude-bridge"].`
+            : reason;
         view?.post({ type: "bridge", state, message });
         if (state === "crashed" && message) {
           output.error(message);

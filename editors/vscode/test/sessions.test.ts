@@ -153,6 +153,29 @@ describe("the chats of a window", () => {
     }
   });
 
+  test("a chat whose claude process died goes on when the user types", async () => {
+    const { sessions } = makeSessions(projectDir());
+    try {
+      const chat = await sessions.newChat();
+      await sessions.send("first words");
+      await sessions.turnDone();
+      const { pid, claudeSessionId } = chat.meta;
+      const bridgePid = sessions.bridgePid;
+      process.kill(pid!, "SIGKILL");
+      await eventually(() => chat.meta.state === "exited", "the chat sees its process die");
+      const notice = chat.items.at(-1);
+      assert.ok(notice?.kind === "notice" && notice.restart && /Claude exited/.test(notice.text));
+      await sessions.send("second words");
+      await sessions.turnDone();
+      assert.equal(chat.lastAssistantText, "Echo: second words");
+      assert.notEqual(chat.meta.pid, pid);
+      assert.equal(chat.meta.claudeSessionId, claudeSessionId);
+      assert.equal(sessions.bridgePid, bridgePid, "the bridge itself kept running");
+    } finally {
+      await sessions.dispose();
+    }
+  });
+
   test("dispose leaves no bridge and no claude process", async () => {
     const { sessions } = makeSessions(projectDir());
     const a = await sessions.newChat();

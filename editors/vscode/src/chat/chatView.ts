@@ -28,6 +28,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readyWaiters: (() => void)[] = [];
+  /** The bridge's state as last posted, posted again to a page that (re)loads. */
+  private bridge: ToWebview | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -48,6 +50,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           this.ready = true;
           this.shownSession = null;
           this.tabsChanged();
+          if (this.bridge) this.post(this.bridge);
           for (const wake of this.readyWaiters.splice(0)) wake();
           return;
         }
@@ -101,6 +104,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   post(message: ToWebview): void {
+    if (message.type === "bridge") this.bridge = message;
     if (this.view && this.ready) void this.view.webview.postMessage(message);
   }
 

@@ -165,9 +165,11 @@ export class Sessions {
    */
   async send(text: string): Promise<void> {
     let conversation = this.active;
-    if (!conversation || conversation.meta.state === "exited") conversation = await this.newChat();
-    else if (conversation.meta.state === "starting") {
-      await this.creating.get(conversation);
+    if (!conversation) conversation = await this.newChat();
+    else if (conversation.meta.state === "starting") await this.creating.get(conversation);
+    else if (conversation.meta.state === "exited") {
+      // Typing into a chat whose process died continues it, as its Restart button would.
+      await this.recover(conversation.meta.sessionId);
     }
     const client = await this.ensureClient();
     const sessionId = conversation.meta.sessionId;

@@ -15,6 +15,7 @@ import {
   CancellationToken,
   Disposable,
   Emitter,
+  ErrorCodes,
   Event,
   MessageConnection,
   ProgressType,
@@ -230,10 +231,31 @@ export class BridgeClient implements Disposable {
         },
         (error: unknown) => {
           this.pending.delete(fail);
-          reject(error instanceof Error ? error : new Error(String(error)));
+          void this.transportFailure(error).then(reject);
         },
       );
     });
+  }
+
+  /**
+   * The error to report for a failed request: the bridge's own JSON-RPC error as it is; a
+   * transport failure (a write to a bridge that just died) as `BridgeExitedError` once the
+   * process is seen to exit.
+   */
+  private async transportFailure(error: unknown): Promise<Error> {
+    const transport =
+      !(error instanceof ResponseError) ||
+      error.code === ErrorCodes.MessageWriteError ||
+      error.code === ErrorCodes.PendingResponseRejected ||
+      error.code === ErrorCodes.ConnectionInactive;
+    if (transport) {
+      const exit = await Promise.race([
+        this.exited,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref()),
+      ]);
+      if (exit) return new BridgeExitedError(exit);
+    }
+    return error instanceof Error ? error : new Error(String(error));
   }
 
   create(params: CreateParams, token?: CancellationToken): Promise<CreateResult> {
