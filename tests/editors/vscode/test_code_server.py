@@ -95,6 +95,7 @@ def test_chat_in_code_server_end_to_end(
     assert (code_server_session.project / "written.txt").read_text() == "written by claude\n"
     assert (code_server_session.project / "notes.txt").read_text() == "goodbye world\n"
     assert "notes.txt" in seen["diffTab"]
+    assert "Blue" in seen["answerResult"]
     assert seen["interruptedText"].startswith("Claude")
     assert seen["selectionPrompt"].startswith("notes.txt:1\n```")
     assert "goodbye world" in seen["selectionPrompt"]

@@ -86,6 +86,15 @@ try {
   seen.edited = readFileSync(join(project, "notes.txt"), "utf8");
   await chat.locator(".item.turn").nth(2).waitFor();
 
+  step("answer Claude's question (AskUserQuestion) by choosing an option");
+  await send(chat, "ASKQ");
+  const blue = chat.locator(".permission-card.pending button.option", { hasText: "Blue" });
+  await blue.waitFor();
+  await blue.click();
+  await chat.locator(".permission-card.allowed").nth(2).waitFor();
+  await chat.locator(".item.turn").nth(3).waitFor();
+  seen.answerResult = await chat.locator(".tool-card.done").last().locator("pre.result").textContent();
+
   step("interrupt a streaming reply");
   await send(chat, "SLOW");
   await chat.locator(".item.assistant").last().locator(".body", { hasText: "word3" }).waitFor();
@@ -114,7 +123,7 @@ try {
   await ask.fill("sent from the command palette");
   await ask.press("Enter");
   await chat.locator(".item.assistant .body", { hasText: "Echo: sent from the command palette" }).waitFor();
-  await chat.locator(".item.turn").nth(4).waitFor();
+  await chat.locator(".item.turn").nth(5).waitFor();
 
   step("the bridge killed: the chat says so, and its Restart continues the conversation");
   const bridgePid = bridgeProcess();
@@ -134,7 +143,7 @@ try {
     "Summarise what you did, as a list:\n\n- wrote `written.txt`\n- edited `notes.txt`\n- was **interrupted**\n\n" +
       "```ts\nexport function answer(): number {\n  return 42; // the answer\n}\n```",
   );
-  await chat.locator(".item.turn").nth(6).waitFor();
+  await chat.locator(".item.turn").nth(7).waitFor();
   // Close the diff and widen the side bar so the chat is the picture.
   await runCommand(page, "View: Close All Editors");
   const sidebar = await page.locator(".part.sidebar").boundingBox();
