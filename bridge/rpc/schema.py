@@ -59,6 +59,7 @@ GENERIC_ERRORS: tuple[int, ...] = (
     wire.ErrorCode.INTERNAL_ERROR,
     wire.ErrorCode.REQUEST_CANCELLED,
     wire.ErrorCode.MESSAGE_TOO_LARGE,
+    wire.ErrorCode.SERVER_NOT_INITIALIZED,
 )
 """Codes any request may get, besides those its method lists (and InvalidParams
 for every method that takes params)."""

@@ -45,6 +45,7 @@ from . import wire
 from .errors import RpcError, invalid_params, to_error
 from .events import to_wire, wire_exit_status
 from .framing import BadHeader, MessageReader, TooLarge
+from .intake import ParseFailure, convert_params, decode_message, find_nul
 from .outbound import Outbound
 
 __all__ = ["Bridge", "BridgeConfig", "serve_stdio"]
@@ -187,6 +188,7 @@ class Bridge:
         self._server_ids = itertools.count(1)
         self._session_ids = itertools.count(1)
         self._shutdown_requested = False
+        self._initialized = False
         self._read_scope = anyio.CancelScope()
         self._idle = anyio.Event()
         self._cli_path: str | None = None
@@ -288,8 +290,8 @@ class Bridge:
 
     def _dispatch(self, body: bytes) -> None:
         try:
-            message = self._decoder.decode(body)
-        except msgspec.DecodeError as exc:
+            message = decode_message(body)
+        except ParseFailure as exc:
             self._reply_error(None, RpcError(wire.ErrorCode.PARSE_ERROR, f"parse error: {exc}"))
             return
         if isinstance(message, list):
@@ -369,6 +371,15 @@ class Bridge:
                 msg_id, RpcError(wire.ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
             )
             return
+        if not self._initialized and method != "initialize":
+            self._reply_error(
+                msg_id,
+                RpcError(
+                    wire.ErrorCode.SERVER_NOT_INITIALIZED,
+                    f"{method} refused: send `initialize` first",
+                ),
+            )
+            return
         try:
             typed = self._params(spec, params)
         except RpcError as exc:
@@ -389,10 +400,10 @@ class Bridge:
             if spec.params_optional:
                 return spec.params()
             raise invalid_params(spec.name, "params are required (an object)")
-        if not isinstance(params, dict):
+        if not isinstance(params, dict) and params != []:
             raise invalid_params(spec.name, "params must be an object")
         try:
-            return msgspec.convert(params, spec.params)
+            return convert_params(params, spec.params)
         except msgspec.ValidationError as exc:
             raise invalid_params(spec.name, exc) from None
 
@@ -428,7 +439,7 @@ class Bridge:
             self.stop(0 if self._shutdown_requested else 1)
         elif method == "$/cancelRequest":
             target = params.get("id") if isinstance(params, dict) else None
-            if isinstance(target, int | str):
+            if isinstance(target, int | str) and not isinstance(target, bool):
                 self._cancel(target)
         # initialized, $/setTrace and unknown notifications need no answer.
 
@@ -449,9 +460,16 @@ class Bridge:
 
     def _on_response(self, message: dict[str, Any]) -> None:
         msg_id = message["id"]
+        if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+            log.warning("ignored a response with an unusable id: %r", msg_id)
+            return
         futures = self.protocol._request_futures
-        if msg_id not in futures and isinstance(msg_id, str) and msg_id.isdigit():
-            msg_id = int(msg_id)
+        if msg_id not in futures and isinstance(msg_id, str) and msg_id.isascii():
+            if msg_id.isdigit():  # a client that sends every id as a string
+                msg_id = int(msg_id)
+        if msg_id not in futures:
+            log.warning("ignored a response to no pending request: id %r", msg_id)
+            return
         error = message.get("error")
         if error is not None:
             err = error if isinstance(error, dict) else {}
@@ -469,7 +487,9 @@ class Bridge:
             self.protocol._handle_response(msg_id, message.get("result"))
 
     def _error_body(self, msg_id: int | str | None, exc: BaseException) -> bytes:
-        return self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": to_error(exc)})
+        error = to_error(exc)
+        log.warning("answered id %r with error %s: %s", msg_id, error["code"], error["message"])
+        return self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
     def _reply_error(self, msg_id: int | str | None, exc: BaseException) -> None:
         self.outbound.send_now(self._error_body(msg_id, exc))
@@ -528,6 +548,7 @@ class Bridge:
 
     async def initialize(self, params: wire.InitializeParams) -> wire.InitializeResult:
         """``initialize``."""
+        self._initialized = True
         options = params.initialization_options
         if options is not None:
             self.client_permissions = options.permissions
@@ -585,6 +606,14 @@ class Bridge:
         else:
             entry.started = True
         self.sessions[session_id] = entry
+        log.info(
+            "session %s started: pid %s, cwd %s, cli %s%s",
+            session_id,
+            session.pid,
+            cwd,
+            cli,
+            " (warm)" if warm is not None else "",
+        )
         self._tg.start_soon(self._pump, entry)
         if self.pool is not None and self.pool.size:
             if warm is None:
@@ -611,9 +640,27 @@ class Bridge:
         self, params: wire.CreateParams
     ) -> tuple[Path, str, duplex.DuplexOptions, str]:
         """Validate ``session/create`` params into spawn options and their pool key."""
-        path = await anyio.Path(params.cwd).expanduser()
-        cwd = str(await path.absolute())
-        if not await path.is_dir():
+        try:
+            nul = find_nul(msgspec.to_builtins(params))
+        except RecursionError:
+            raise invalid_params("session/create", "params nested too deeply") from None
+        if nul is not None:
+            raise RpcError(
+                wire.ErrorCode.INVALID_PARAMS,
+                f"invalid params for session/create: a NUL character at `{nul}`",
+                wire.ErrorData(kind="InvalidParams", path=nul),
+            )
+        try:
+            path = await anyio.Path(params.cwd).expanduser()
+            cwd = str(await path.absolute())
+            is_dir = await path.is_dir()
+        except (OSError, RuntimeError) as exc:  # a name too long, no home to expand
+            raise RpcError(
+                wire.ErrorCode.INVALID_PARAMS,
+                f"invalid params for session/create: cwd is unusable: {exc}",
+                wire.ErrorData(kind="InvalidParams", path="$.cwd"),
+            ) from None
+        if not is_dir:
             raise RpcError(
                 wire.ErrorCode.INVALID_PARAMS,
                 f"invalid params for session/create: cwd {cwd} is not a directory",
@@ -886,6 +933,15 @@ class Bridge:
             self.log_message(1, f"session {entry.id}: the CLI exited unexpectedly ({how})")
         else:
             reason = "exited"
+        log.info(
+            "session %s exited (%s): %s, code %s, signal %s%s",
+            entry.id,
+            reason,
+            status.state,
+            status.code,
+            status.signal,
+            f", error: {failure}" if failure is not None else "",
+        )
         params = wire.ExitedParams(
             session_id=entry.id,
             status=wire_exit_status(status),
@@ -1035,6 +1091,7 @@ async def _log_to_file(path: str | None, verbose: bool) -> AsyncIterator[None]:
     logger = logging.getLogger("bridge")
     handlers: list[logging.Handler] = [logging.NullHandler()]
     if path:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # private
         handlers.append(logging.FileHandler(path))
     if verbose:
         handlers.append(logging.StreamHandler())

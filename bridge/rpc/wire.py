@@ -12,7 +12,7 @@ Keys are camelCase on the wire. The bridge sends every member, defaults included
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -22,6 +22,14 @@ PROTOCOL_VERSION = "1.0"
 
 class _Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=False):
     """Base of every wire type: camelCase keys; every member is sent, defaults included."""
+
+
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+"""A duration in seconds, more than 0."""
+Count = Annotated[int, msgspec.Meta(ge=1)]
+"""A count or size, at least 1."""
+EnvName = Annotated[str, msgspec.Meta(pattern="^[^=\\x00]+$")]
+"""An environment variable name: not empty, no ``=``, no NUL."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -49,6 +57,7 @@ class ErrorCode:
     UNKNOWN_REQUEST = -31010
     CONTROL_ERROR = -31011
     MESSAGE_TOO_LARGE = -31012
+    SERVER_NOT_INITIALIZED = -32002
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -104,6 +113,10 @@ ERRORS: dict[int, tuple[str, str]] = {
         "MessageTooLarge",
         "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
     ),
+    ErrorCode.SERVER_NOT_INITIALIZED: (
+        "ServerNotInitialized",
+        "A request other than `initialize` arrived before `initialize` (as in LSP).",
+    ),
 }
 """Every error code: its name and when it is returned."""
 
@@ -143,7 +156,7 @@ class InitializationOptions(_Wire):
     permissions: bool = False
     """True when the client answers ``session/requestPermission``. Without it every
     permission prompt is denied and the client is never asked."""
-    permission_timeout: float | None = None
+    permission_timeout: Seconds | None = None
     """Seconds to wait for a permission answer before denying (default: wait forever)."""
     warm_pool: WarmPoolOptions | None = None
     """Keep spare CLI processes ready so that ``session/create`` answers in milliseconds."""
@@ -224,15 +237,15 @@ class InitializeResult(_Wire):
 class Limits(_Wire):
     """Opt-in per-session limits; when one trips the session is closed and killed."""
 
-    max_frame_bytes: int | None = None
+    max_frame_bytes: Count | None = None
     """Largest single CLI frame (default 64 MiB)."""
-    max_turn_bytes: int | None = None
+    max_turn_bytes: Count | None = None
     """Most bytes of CLI output one turn may produce."""
-    max_turn_events: int | None = None
+    max_turn_events: Count | None = None
     """Most CLI frames one turn may produce."""
-    turn_timeout: float | None = None
+    turn_timeout: Seconds | None = None
     """Seconds a turn may run."""
-    control_timeout: float | None = None
+    control_timeout: Seconds | None = None
     """Seconds the CLI may take to answer a control request."""
 
 
@@ -276,9 +289,9 @@ class CreateParams(_Wire):
     """With ``resume``: continue under a new CLI session id."""
     effort: str | None = None
     """Reasoning effort (``low``, ``medium``, ``high``, ...)."""
-    max_turns: int | None = None
+    max_turns: Count | None = None
     """Most model round trips per turn."""
-    env: dict[str, str] | None = None
+    env: dict[EnvName, str] | None = None
     """Extra environment variables for the CLI."""
     claude_path: str | None = None
     """The CLI to run (default: the bridge's discovery)."""
@@ -293,7 +306,7 @@ class CreateParams(_Wire):
     """Also send every CLI frame as a ``raw`` event."""
     partial_messages: bool = True
     """Stream text as ``textDelta`` events (``--include-partial-messages``)."""
-    permission_timeout: float | None = None
+    permission_timeout: Seconds | None = None
     """Seconds to wait for a permission answer before denying (overrides initialize's)."""
 
 

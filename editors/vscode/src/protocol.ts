@@ -99,7 +99,8 @@ export type ErrorCode =
   | NotSent
   | UnknownRequest
   | ControlError
-  | MessageTooLarge;
+  | MessageTooLarge
+  | ServerNotInitialized;
 /**
  * The message is not valid JSON.
  */
@@ -172,6 +173,10 @@ export type ControlError = -31011;
  * The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.
  */
 export type MessageTooLarge = -31012;
+/**
+ * A request other than `initialize` arrived before `initialize` (as in LSP).
+ */
+export type ServerNotInitialized = -32002;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
