@@ -63,6 +63,8 @@ class BridgeConfig:
     claude_path: str | None = None
     max_message_bytes: int = 64 * 1024 * 1024
     max_queued_events: int = 4096
+    max_unwritten_bytes: int = 4 << 20
+    """Answers waiting for the client beyond which input is not read (see Outbound)."""
     subscriber_capacity: int = 8192
     close_grace: float = 2.0
     kill_grace: float = 1.0
@@ -177,7 +179,9 @@ class Bridge:
         self.encoder = msgspec.json.Encoder()
         self._decoder = msgspec.json.Decoder()
         self._send_stream = send
-        self.outbound = Outbound(send.send, self.config.max_queued_events)
+        self.outbound = Outbound(
+            send.send, self.config.max_queued_events, self.config.max_unwritten_bytes
+        )
         self.reader = MessageReader(receive, self.config.max_message_bytes)
         self.sessions: dict[str, _Entry] = {}
         self.client_permissions = False
@@ -235,6 +239,7 @@ class Bridge:
 
     async def _read_loop(self) -> None:
         while True:
+            await self.outbound.wait_for_room()  # a client that does not read is not read
             message = await self.reader.next()
             if self.reader.framing is not None:
                 self.outbound.framing = self.reader.framing

@@ -310,3 +310,36 @@ async def test_a_byte_order_mark_before_the_first_message_is_skipped(
         await client.send_raw(first[2:] + framed)
         assert (await client.response("bom"))["result"]["serverInfo"]
         await still_serving(client)
+
+
+async def test_a_client_that_sends_without_reading_stops_being_read(
+    open_bridge: OpenBridge,
+) -> None:
+    """Answers do not pile up in the bridge: once enough wait, input is not read; nothing
+    is lost once the client reads again."""
+    count = 5_000
+    payload = b"".join(
+        b'{"jsonrpc": "2.0", "id": %d, "method": "no/such/method"}\n' % i
+        for i in range(1000, 1000 + count)
+    )
+    async with open_bridge(framing="ndjson", args=["--max-unwritten-bytes", "65536"]) as client:
+        await client.initialize()
+        for i in range(1000, 1000 + count):
+            client.expect_response(i)
+        client.pause_reading()
+        sent = anyio.Event()
+
+        async def send_all() -> None:
+            await client.send_raw(payload)
+            sent.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send_all)
+            with anyio.move_on_after(5):
+                await sent.wait()
+            # 5000 answers are ~700 kB, over the bridge's bound and the pipe: it stopped reading
+            assert not sent.is_set()
+            client.resume_reading()
+        for i in range(1000, 1000 + count):
+            assert (await client.response(i))["error"]["code"] == -32601
+        await still_serving(client)
