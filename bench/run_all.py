@@ -17,7 +17,7 @@ import time
 
 from _common import Target, machine, print_table
 
-BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale")
+BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "release")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,6 +91,13 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
         help="events queued for a slow client before backpressure (default 4096)",
     )
     parser.add_argument(
+        "--keep-closed",
+        type=int,
+        default=256,
+        metavar="N",
+        help="closed sessions that still answer session/status, for 10 minutes (default 256)",
+    )
+    parser.add_argument(
         "--max-unwritten-bytes",
         type=int,
         default=4 << 20,
@@ -116,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_message_bytes=args.max_message_bytes,
             max_queued_events=args.max_queued_events,
             max_unwritten_bytes=args.max_unwritten_bytes,
+            keep_closed=args.keep_closed,
             warm_pool=args.warm_pool,
             warm_idle_timeout=args.warm_idle,
             warm_context=not args.no_warm_context,

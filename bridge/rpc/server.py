@@ -16,6 +16,7 @@ bridge returns within a few seconds: no ``claude`` process outlives it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import dataclasses
@@ -65,6 +66,10 @@ class BridgeConfig:
     max_queued_events: int = 4096
     max_unwritten_bytes: int = 4 << 20
     """Answers waiting for the client beyond which input is not read (see Outbound)."""
+    keep_closed: int = 256
+    """Closed sessions still answering ``session/status`` (the oldest is forgotten first)."""
+    keep_closed_seconds: float = 600.0
+    """How long a closed session answers ``session/status``; then SessionNotFound."""
     subscriber_capacity: int = 8192
     close_grace: float = 2.0
     kill_grace: float = 1.0
@@ -134,6 +139,15 @@ class _Entry:
     first_turn_done: anyio.Event = field(default_factory=anyio.Event)
 
 
+@dataclass(frozen=True)
+class _Tombstone:
+    """What is kept of a session once it exited: its last status and close result."""
+
+    status: wire.SessionStatus
+    closed: wire.CloseResult
+    expires: float
+
+
 class _PermissionRouter:
     """A session's permission handler, bound to its entry when the session is handed out.
 
@@ -184,6 +198,7 @@ class Bridge:
         )
         self.reader = MessageReader(receive, self.config.max_message_bytes)
         self.sessions: dict[str, _Entry] = {}
+        self._tombstones: collections.OrderedDict[str, _Tombstone] = collections.OrderedDict()
         self.client_permissions = False
         self.permission_timeout: float | None = None
         self.exit_code = 0
@@ -827,14 +842,24 @@ class Bridge:
 
     async def status(self, params: wire.SessionParams) -> wire.SessionStatus:
         """``session/status``."""
+        tombstone = self._tombstone(params.session_id)
+        if tombstone is not None:
+            return tombstone.status
         return self._status(self._entry(params.session_id))
 
     async def list_sessions(self, params: wire.ListParams) -> wire.ListResult:
         """``session/list``."""
-        return wire.ListResult(sessions=[self._status(e) for e in self.sessions.values()])
+        self._tombstone("")  # drops the expired ones
+        statuses = [t.status for t in self._tombstones.values()]
+        statuses += [self._status(e) for e in self.sessions.values()]
+        statuses.sort(key=lambda s: _session_number(s.session_id))
+        return wire.ListResult(sessions=statuses)
 
     async def close(self, params: wire.SessionParams) -> wire.CloseResult:
         """``session/close``."""
+        tombstone = self._tombstone(params.session_id)
+        if tombstone is not None:
+            return tombstone.closed
         entry = self._entry(params.session_id)
         if entry.exit_reason is None and entry.session.exit_status.state == "running":
             entry.exit_reason = "closed"
@@ -851,6 +876,8 @@ class Bridge:
 
     def _entry(self, session_id: str) -> _Entry:
         entry = self.sessions.get(session_id)
+        if entry is None and self._tombstone(session_id) is not None:
+            raise duplex.SessionClosed(f"session {session_id} is closed")
         if entry is None:
             raise RpcError(
                 wire.ErrorCode.SESSION_NOT_FOUND,
@@ -858,6 +885,52 @@ class Bridge:
                 wire.ErrorData(kind="SessionNotFound", session_id=session_id),
             )
         return entry
+
+    def _tombstone(self, session_id: str) -> _Tombstone | None:
+        """The kept status of a closed session (expired ones are dropped first)."""
+        now = anyio.current_time()
+        while self._tombstones:
+            oldest = next(iter(self._tombstones.values()))
+            if oldest.expires > now:
+                break
+            self._tombstones.popitem(last=False)
+        return self._tombstones.get(session_id)
+
+    async def _retire(self, entry: _Entry) -> None:
+        """Release an exited session: keep only its status for a while (a tombstone).
+
+        Its history, subscription and process handles go; the outbound queue's
+        book-keeping goes once its ``session/exited`` is written."""
+        if self.sessions.get(entry.id) is not entry:
+            return
+        result: duplex.CloseResult | None = None
+        with (
+            anyio.move_on_after(self.config.close_grace + self.config.kill_grace + 1),
+            contextlib.suppress(duplex.DuplexError),
+        ):
+            result = await entry.session.close()  # reaps leftovers of a CLI that exited alone
+        status = self._status(entry)
+        closed = wire.CloseResult(
+            exit_status=status.exit_status,
+            reaped=result.reaped if result is not None else False,
+            stderr_tail=result.stderr_tail if result is not None else "",
+        )
+        del self.sessions[entry.id]
+        router = entry.session.options.permission_handler
+        if isinstance(router, _PermissionRouter):
+            router.entry = None  # no cycle: the session and its history are freed at once
+        if self.config.keep_closed > 0:
+            expires = anyio.current_time() + self.config.keep_closed_seconds
+            self._tombstones[entry.id] = _Tombstone(status, closed, expires)
+            while len(self._tombstones) > self.config.keep_closed:
+                self._tombstones.popitem(last=False)
+        target = self.outbound.enqueued
+        assert self._tg is not None
+        self._tg.start_soon(self._forget_when_written, entry.id, target)
+
+    async def _forget_when_written(self, session_id: str, target: int) -> None:
+        await self.outbound.wait_written(target)
+        self.outbound.forget(session_id)
 
     def _status(self, entry: _Entry) -> wire.SessionStatus:
         session = entry.session
@@ -919,6 +992,7 @@ class Bridge:
         finally:
             with anyio.CancelScope(shield=True):
                 await self._send_exited(entry)
+                await self._retire(entry)
 
     async def _send_exited(self, entry: _Entry) -> None:
         session = entry.session
@@ -1044,6 +1118,12 @@ class Bridge:
             ),
         )
         return duplex.Deny(message=message)
+
+
+def _session_number(session_id: str) -> int:
+    """The creation order in a bridge session id (``s<n>-<hex>``)."""
+    number = session_id[1:].partition("-")[0]
+    return int(number) if number.isdigit() else 0
 
 
 def _plain(

@@ -343,3 +343,33 @@ async def test_a_client_that_sends_without_reading_stops_being_read(
         for i in range(1000, 1000 + count):
             assert (await client.response(i))["error"]["code"] == -32601
         await still_serving(client)
+
+
+async def test_closed_sessions_are_kept_a_while_then_forgotten(
+    open_bridge: OpenBridge, fake_cli: Path, workdir: Path
+) -> None:
+    """A closed session answers status (a bounded tombstone), then SessionNotFound."""
+    async with open_bridge(args=["--keep-closed", "1"]) as client:
+        await client.initialize()
+        first = (await client.create(**session_params(fake_cli, workdir)))["sessionId"]
+        await client.send(first, "hello")
+        closed = await client.call("session/close", {"sessionId": first})
+        status = await client.call("session/status", {"sessionId": first})
+        assert status["state"] == "exited"
+        assert status["claudeSessionId"]
+        assert status["turnsCompleted"] == 1
+        assert status["exitStatus"] == closed["exitStatus"]
+        assert [s["sessionId"] for s in (await client.call("session/list"))["sessions"]] == [first]
+        assert await client.call("session/close", {"sessionId": first}) == closed
+        error = await client.error("session/send", {"sessionId": first, "prompt": "again?"})
+        assert error["code"] == -31003
+
+        second = (await client.create(**session_params(fake_cli, workdir)))["sessionId"]
+        await client.call("session/close", {"sessionId": second})
+        # only one closed session is kept: the older one is gone
+        error = await client.error("session/status", {"sessionId": first})
+        assert error["code"] == -31001
+        assert (await client.call("session/status", {"sessionId": second}))["state"] == "exited"
+        assert [s["sessionId"] for s in (await client.call("session/list"))["sessions"]] == [
+            second
+        ]
