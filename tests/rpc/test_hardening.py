@@ -370,6 +370,4 @@ async def test_closed_sessions_are_kept_a_while_then_forgotten(
         error = await client.error("session/status", {"sessionId": first})
         assert error["code"] == -31001
         assert (await client.call("session/status", {"sessionId": second}))["state"] == "exited"
-        assert [s["sessionId"] for s in (await client.call("session/list"))["sessions"]] == [
-            second
-        ]
+        assert [s["sessionId"] for s in (await client.call("session/list"))["sessions"]] == [second]
