@@ -55,6 +55,10 @@ log = logging.getLogger("bridge.rpc")
 
 _SEND_FLUSH_SECONDS = 2.0
 """How long a turn result may wait for the turn's events to reach the client first."""
+_PROBE_SECONDS = 5.0
+"""How long ``claude --version`` may run before its process group is killed."""
+_PROBE_WAIT_SECONDS = 1.0
+"""How long ``initialize`` waits for that probe; later, ``cliVersion`` is null."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,13 +300,8 @@ class Bridge:
             return
         self._cli_path = str(path)
         try:
-            with anyio.fail_after(5):
-                done = await anyio.run_process(
-                    [str(path), "--version"], check=False, stderr=subprocess.DEVNULL
-                )
-            text = done.stdout.decode("utf-8", "replace").strip()
-            self._cli_version = text.split()[0] if text else None
-        except (OSError, TimeoutError):
+            self._cli_version = await _probe_version(str(path))
+        except OSError:
             self._cli_version = None
         self._cli_probe.set()
 
@@ -580,7 +579,7 @@ class Bridge:
                     self.pool.idle_timeout = warm.idle_timeout
                 self.pool.warmup = duplex.warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
-        with anyio.move_on_after(3):
+        with anyio.move_on_after(_PROBE_WAIT_SECONDS):  # a slow CLI does not delay the answer
             await self._cli_probe.wait()
         return wire.InitializeResult(
             server_info=wire.ServerInfo(name="claude-duplex-bridge", version=__version__),
@@ -1118,6 +1117,36 @@ class Bridge:
             ),
         )
         return duplex.Deny(message=message)
+
+
+async def _probe_version(path: str) -> str | None:
+    """The first word of ``path --version``, run in its own process group.
+
+    A wrapper script's children share the group: when the output ends, or after
+    ``_PROBE_SECONDS``, or if the bridge stops meanwhile, the whole group is killed.
+    """
+    process = await anyio.open_process(
+        [path, "--version"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    output = bytearray()
+    try:
+        assert process.stdout is not None
+        with anyio.move_on_after(_PROBE_SECONDS):
+            async for chunk in process.stdout:
+                output += chunk
+                if len(output) > 4096:
+                    break
+    finally:
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # the leader is not reaped yet
+            await process.wait()
+            await process.aclose()
+    text = output.decode("utf-8", "replace").strip()
+    return text.split()[0] if text else None
 
 
 def _session_number(session_id: str) -> int:

@@ -371,3 +371,30 @@ async def test_closed_sessions_are_kept_a_while_then_forgotten(
         assert error["code"] == -31001
         assert (await client.call("session/status", {"sessionId": second}))["state"] == "exited"
         assert [s["sessionId"] for s in (await client.call("session/list"))["sessions"]] == [second]
+
+
+async def test_a_slow_version_probe_neither_delays_initialize_nor_outlives_the_bridge(
+    open_bridge: OpenBridge, tmp_path: Path
+) -> None:
+    """``claude --version`` through a wrapper whose child hangs: the probe runs in its own
+    process group, initialize does not wait for it, and the whole group is killed."""
+    child_pid = tmp_path / "child.pid"
+    wrapper = tmp_path / "claude"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f"sleep 300 &\necho $! > {child_pid}\n"
+        "sleep 4\necho '9.9.9 (Claude Code)'\nwait\n"
+    )
+    wrapper.chmod(0o755)
+    async with open_bridge(args=["--claude-path", str(wrapper)]) as client:
+        result = await client.initialize()
+        assert result["cliPath"] == str(wrapper)
+        assert result["cliVersion"] is None  # not waited for
+        with anyio.fail_after(10):
+            while not child_pid.exists() or not child_pid.read_text().strip():
+                await anyio.sleep(0.05)
+        child = int(child_pid.read_text())
+        assert alive(child)
+    with anyio.fail_after(10):
+        while alive(child):  # noqa: ASYNC110 - a process's end cannot be awaited
+            await anyio.sleep(0.05)
