@@ -391,7 +391,7 @@ async def test_a_slow_version_probe_neither_delays_initialize_nor_outlives_the_b
         assert result["cliPath"] == str(wrapper)
         assert result["cliVersion"] is None  # not waited for
         with anyio.fail_after(10):
-            while not child_pid.exists() or not child_pid.read_text().strip():
+            while not child_pid.exists() or not child_pid.read_text().strip():  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         child = int(child_pid.read_text())
         assert alive(child)
