@@ -404,6 +404,8 @@ class Bridge:
         except RpcError as exc:
             self._reply_error(msg_id, exc)
             return
+        if method == "initialize":  # from here on: a client may pipeline its next requests
+            self._initialized = True
         # Registered now, not when the task starts: a `$/cancelRequest` (or a duplicate id)
         # read right after this request must find it.
         entry = self.sessions.get(getattr(typed, "session_id", "") or "")
@@ -567,7 +569,6 @@ class Bridge:
 
     async def initialize(self, params: wire.InitializeParams) -> wire.InitializeResult:
         """``initialize``."""
-        self._initialized = True
         options = params.initialization_options
         if options is not None:
             self.client_permissions = options.permissions

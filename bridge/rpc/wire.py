@@ -188,8 +188,8 @@ class InitializeParams(_Wire):
     """The client's process id (informative)."""
     client_info: ClientInfo | None = None
     """Who the client is (informative)."""
-    capabilities: dict[str, Any] = {}
-    """LSP client capabilities; accepted and ignored."""
+    capabilities: dict[str, Any] | None = None
+    """LSP client capabilities; accepted and ignored (``null`` too)."""
     initialization_options: InitializationOptions | None = None
     """The bridge's own options, above all ``permissions``."""
 

@@ -22,10 +22,11 @@ _COMMON = {
 }
 settings.register_profile("bridge-fuzz-fast", max_examples=40, **_COMMON)  # type: ignore[arg-type]
 settings.register_profile("bridge-fuzz-long", max_examples=3000, **_COMMON)  # type: ignore[arg-type]
-PROFILE = settings.get_profile(
-    "bridge-fuzz-long" if os.environ.get("BRIDGE_FUZZ") == "long" else "bridge-fuzz-fast"
-)
+LONG = os.environ.get("BRIDGE_FUZZ") == "long"
+PROFILE = settings.get_profile("bridge-fuzz-long" if LONG else "bridge-fuzz-fast")
 """The settings every fuzz test runs with."""
+TIMEOUT = 0 if LONG else 120
+"""pytest-timeout per test: none for the long profile."""
 
 MAX_RSS_MIB = 300.0
 """The bridge's RSS after any example (it starts near 45 MiB)."""

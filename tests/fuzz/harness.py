@@ -115,7 +115,7 @@ class LiveBridge:
             self._changed.notify_all()
 
     def _split(self, buf: bytearray) -> list[bytes]:
-        bodies = []
+        bodies: list[bytes] = []
         while True:
             if self.framing == "ndjson":
                 nl = buf.find(b"\n")

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from bridge.rpc import wire
 
-from .conftest import MAX_RSS_MIB, PROFILE
+from .conftest import MAX_RSS_MIB, PROFILE, TIMEOUT
 from .harness import LiveBridge
 
-pytestmark = [pytest.mark.fuzz]
+pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(TIMEOUT)]
 
 # --------------------------------------------------------------------------- bytes
 

@@ -398,3 +398,10 @@ async def test_a_slow_version_probe_neither_delays_initialize_nor_outlives_the_b
     with anyio.fail_after(10):
         while alive(child):  # noqa: ASYNC110 - a process's end cannot be awaited
             await anyio.sleep(0.05)
+
+
+async def test_initialize_accepts_null_capabilities(open_bridge: OpenBridge) -> None:
+    """``capabilities`` is accepted and ignored, ``null`` included."""
+    async with open_bridge() as client:
+        result = await client.call("initialize", {"processId": None, "capabilities": None})
+        assert result["serverInfo"]["name"] == "claude-duplex-bridge"

@@ -195,11 +195,11 @@ export interface InitializeRequest {
  */
 export interface InitializeParams {
   /**
-   * LSP client capabilities; accepted and ignored.
+   * LSP client capabilities; accepted and ignored (`null` too).
    */
   capabilities?: {
     [k: string]: unknown;
-  };
+  } | null;
   /**
    * Who the client is (informative).
    */
@@ -756,37 +756,37 @@ export interface InitEvent {
   /**
    * Capabilities the CLI announces.
    */
-  capabilities?: string[];
+  capabilities: string[];
   /**
    * The CLI's version.
    */
-  claudeCodeVersion?: string | null;
+  claudeCodeVersion: string | null;
   /**
    * The CLI's own session id.
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * The CLI's working directory.
    */
-  cwd?: string | null;
+  cwd: string | null;
   /**
    * MCP servers and their status.
    */
-  mcpServers?: {
+  mcpServers: {
     [k: string]: unknown;
   }[];
   /**
    * The model of this turn.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * The permission mode of this turn.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The tools the model may call.
    */
-  tools?: string[];
+  tools: string[];
   /**
    * Says which event this is.
    */
@@ -799,11 +799,11 @@ export interface StatusEvent {
   /**
    * The new permission mode, after a switch.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * `requesting` while the model is being asked; absent otherwise.
    */
-  status?: string | null;
+  status: string | null;
   /**
    * Says which event this is.
    */
@@ -835,11 +835,11 @@ export interface TextDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of text.
    */
@@ -856,11 +856,11 @@ export interface ThinkingDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of thinking.
    */
@@ -877,11 +877,11 @@ export interface ToolInputDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of the input's JSON text.
    */
@@ -898,15 +898,15 @@ export interface AssistantTextEvent {
   /**
    * True when the reply was cut short by an interrupt.
    */
-  aborted?: boolean;
+  aborted: boolean;
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The block's text.
    */
@@ -923,11 +923,11 @@ export interface ThinkingEvent {
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The block's thinking.
    */
@@ -950,7 +950,7 @@ export interface ToolUseEvent {
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * The tool's name.
    */
@@ -958,7 +958,7 @@ export interface ToolUseEvent {
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * Pairs the call with its `toolResult` and permission request.
    */
@@ -979,15 +979,15 @@ export interface ToolResultEvent {
   /**
    * True when the tool failed or was denied.
    */
-  isError?: boolean;
+  isError: boolean;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * How the run was decided (`decision`, `source`), as the CLI reported it.
    */
-  permissionDecision?: {
+  permissionDecision: {
     [k: string]: unknown;
   } | null;
   /**
@@ -1006,7 +1006,7 @@ export interface UserTextEvent {
   /**
    * True when the CLI replays input (e.g. a local command's output).
    */
-  isReplay?: boolean;
+  isReplay: boolean;
   /**
    * The text.
    */
@@ -1023,11 +1023,11 @@ export interface ResultEvent {
   /**
    * The HTTP status of an API error, if one ended it.
    */
-  apiErrorStatus?: number | null;
+  apiErrorStatus: number | null;
   /**
    * How long the CLI took.
    */
-  durationMs?: number;
+  durationMs: number;
   /**
    * True when this result is an error.
    */
@@ -1035,11 +1035,11 @@ export interface ResultEvent {
   /**
    * Model round trips.
    */
-  numTurns?: number;
+  numTurns: number;
   /**
    * The model's stop reason.
    */
-  stopReason?: string | null;
+  stopReason: string | null;
   /**
    * `success`, `error_during_execution`, `error_max_turns`, ...
    */
@@ -1047,15 +1047,15 @@ export interface ResultEvent {
   /**
    * Why the CLI ended: `completed`, `aborted_streaming`, ...
    */
-  terminalReason?: string | null;
+  terminalReason: string | null;
   /**
    * The result text.
    */
-  text?: string | null;
+  text: string | null;
   /**
    * The CLI process's running total, in USD.
    */
-  totalCostUsd?: number;
+  totalCostUsd: number;
   /**
    * Says which event this is.
    */
@@ -1063,7 +1063,7 @@ export interface ResultEvent {
   /**
    * Token usage, as the CLI reported it.
    */
-  usage?: {
+  usage: {
     [k: string]: unknown;
   } | null;
 }
@@ -1184,7 +1184,7 @@ export interface ExitedParams {
   /**
    * What went wrong, for `failed`, `limit` and `deadline`.
    */
-  error?: string | null;
+  error: string | null;
   /**
    * `closed` by session/close; `exited` on its own; `failed` crashed; `limit`/`deadline` a limit tripped; `shutdown` the bridge is exiting.
    */
@@ -1205,11 +1205,11 @@ export interface ExitStatus {
   /**
    * The exit code, when the process exited.
    */
-  code?: number | null;
+  code: number | null;
   /**
    * The signal that ended the process, when one did.
    */
-  signal?: number | null;
+  signal: number | null;
   /**
    * `running`, `completed` (exit code 0) or `failed`.
    */
@@ -1217,7 +1217,7 @@ export interface ExitStatus {
   /**
    * The end of the CLI's stderr (at most 64 KiB).
    */
-  stderrTail?: string;
+  stderrTail: string;
 }
 /**
  * Ask the client whether a tool may run (only clients that declared `initializationOptions.permissions: true`). An error response denies.
@@ -1235,19 +1235,19 @@ export interface PermissionParams {
   /**
    * The path outside the allowed directories that made the CLI ask.
    */
-  blockedPath?: string | null;
+  blockedPath: string | null;
   /**
    * Why the CLI asks (a rule, a hook, the mode), when it says.
    */
-  decisionReason?: string | null;
+  decisionReason: string | null;
   /**
    * What the call does, when the model said.
    */
-  description?: string | null;
+  description: string | null;
   /**
    * The tool's name for display.
    */
-  displayName?: string | null;
+  displayName: string | null;
   /**
    * The tool's input as the model wrote it.
    */
@@ -1261,7 +1261,7 @@ export interface PermissionParams {
   /**
    * True for AskUserQuestion: answer with `allow` and `updatedInput.answers`.
    */
-  requiresUserInteraction?: boolean;
+  requiresUserInteraction: boolean;
   /**
    * The session, as `session/create` named it.
    */
@@ -1269,7 +1269,7 @@ export interface PermissionParams {
   /**
    * Permission updates the CLI suggests (pass them back as `updatedPermissions`).
    */
-  suggestions?: {
+  suggestions: {
     [k: string]: unknown;
   }[];
   /**
@@ -1279,7 +1279,7 @@ export interface PermissionParams {
   /**
    * The `toolUse` event this request is about.
    */
-  toolUseId?: string | null;
+  toolUseId: string | null;
 }
 /**
  * Bridge diagnostics.
@@ -1344,11 +1344,11 @@ export interface InitializeResult {
   /**
    * The CLI the bridge found (absent when none was found; sessions may still name one).
    */
-  cliPath?: string | null;
+  cliPath: string | null;
   /**
    * `claude --version` of that CLI, when known.
    */
-  cliVersion?: string | null;
+  cliVersion: string | null;
   /**
    * `MAJOR.MINOR` of this protocol (see the compatibility policy).
    */
@@ -1365,19 +1365,19 @@ export interface ServerCapabilities {
   /**
    * The framings the bridge reads (it answers in the client's).
    */
-  framings?: string[];
+  framings: string[];
   /**
    * The bridge asks the client with `session/requestPermission`.
    */
-  permissions?: boolean;
+  permissions: boolean;
   /**
    * `$/progress` for a `session/send` that carries a `workDoneToken`.
    */
-  progress?: boolean;
+  progress: boolean;
   /**
    * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
    */
-  rawEvents?: boolean;
+  rawEvents: boolean;
 }
 /**
  * The bridge's name and version.
@@ -1418,7 +1418,7 @@ export interface CreateResult {
   /**
    * The CLI's account information (API key source, provider).
    */
-  account?: {
+  account: {
     [k: string]: unknown;
   } | null;
   /**
@@ -1428,7 +1428,7 @@ export interface CreateResult {
   /**
    * Slash commands the CLI offers.
    */
-  commands?: {
+  commands: {
     [k: string]: unknown;
   }[];
   /**
@@ -1438,23 +1438,23 @@ export interface CreateResult {
   /**
    * The CLI's full `initialize` answer.
    */
-  initialize?: {
+  initialize: {
     [k: string]: unknown;
   };
   /**
    * The model, when the CLI reported one at start.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * Models the CLI offers.
    */
-  models?: {
+  models: {
     [k: string]: unknown;
   }[];
   /**
    * The permission mode the CLI reported at start.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The CLI's process id.
    */
@@ -1466,7 +1466,7 @@ export interface CreateResult {
   /**
    * True when a warm spare from the pool was handed out (no spawn wait).
    */
-  warm?: boolean;
+  warm: boolean;
 }
 /**
  * The successful answer to `session/send`.
@@ -1483,15 +1483,15 @@ export interface TurnResult {
   /**
    * The HTTP status of the API error that ended the turn, if one did.
    */
-  apiErrorStatus?: number | null;
+  apiErrorStatus: number | null;
   /**
    * The CLI's own session id (`resume` takes it).
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * One per user input of the turn (the prompt, then each `session/message`).
    */
-  commandUuids?: string[];
+  commandUuids: string[];
   /**
    * What this turn cost (the change of the CLI's running total).
    */
@@ -1515,7 +1515,7 @@ export interface TurnResult {
   /**
    * How many CLI results the turn had (live messages each get one).
    */
-  results?: number;
+  results: number;
   /**
    * The model's stop reason (`end_turn`, ...); null when interrupted.
    */
@@ -1539,7 +1539,7 @@ export interface TurnResult {
   /**
    * Token usage of the last result, as the CLI reported it.
    */
-  usage?: {
+  usage: {
     [k: string]: unknown;
   } | null;
 }
@@ -1657,11 +1657,11 @@ export interface SessionStatus {
   /**
    * The session's budget, when it has one.
    */
-  budgetUsd?: number | null;
+  budgetUsd: number | null;
   /**
    * The CLI's own session id, once it reported one.
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * The session's working directory.
    */
@@ -1673,15 +1673,15 @@ export interface SessionStatus {
   /**
    * The model, as last reported or set.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * Request ids of deferred permission requests awaiting `session/respondPermission`.
    */
-  pendingPermissions?: string[];
+  pendingPermissions: string[];
   /**
    * The permission mode, as last reported or set.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The CLI's process id.
    */
@@ -1775,7 +1775,7 @@ export interface ErrorData {
   /**
    * For ProcessFailed: how the CLI ended.
    */
-  exitStatus?: ExitStatus | null;
+  exitStatus: ExitStatus | null;
   /**
    * The error's name, e.g. `SessionNotFound`.
    */
@@ -1783,17 +1783,17 @@ export interface ErrorData {
   /**
    * For LimitExceeded / DeadlineExceeded: which limit.
    */
-  limit?: string | null;
+  limit: string | null;
   /**
    * For InvalidParams: the offending field, e.g. `$.prompt`.
    */
-  path?: string | null;
+  path: string | null;
   /**
    * For SessionNotFound: the id that was asked for.
    */
-  sessionId?: string | null;
+  sessionId: string | null;
   /**
    * For CliNotFound: every place looked at.
    */
-  tried?: string[] | null;
+  tried: string[] | null;
 }
