@@ -1802,7 +1802,7 @@ The bridge answers in the client's framing, for the whole connection. Its own
 messages never contain a raw newline, so an NDJSON client can split on `\\n`.
 
 A UTF-8 byte order mark before the first message is skipped. Header lines may
-end in `\r\n` or a bare `\n`.
+end in `\\r\\n` or a bare `\\n`.
 
 A message larger than `--max-message-bytes` (default 64 MiB) is answered with
 MessageTooLarge (`id` null) as soon as its size is known, and skipped without
