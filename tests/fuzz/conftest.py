@@ -20,7 +20,7 @@ _COMMON = {
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     "database": None,
 }
-settings.register_profile("bridge-fuzz-fast", max_examples=40, **_COMMON)  # type: ignore[arg-type]
+settings.register_profile("bridge-fuzz-fast", max_examples=60, **_COMMON)  # type: ignore[arg-type]
 settings.register_profile("bridge-fuzz-long", max_examples=3000, **_COMMON)  # type: ignore[arg-type]
 LONG = os.environ.get("BRIDGE_FUZZ") == "long"
 PROFILE = settings.get_profile("bridge-fuzz-long" if LONG else "bridge-fuzz-fast")

@@ -150,12 +150,14 @@ def _messages(draw: st.DrawFn, session_ids: list[str], cli: str, cwd: str) -> di
 @given(data=st.data())
 def test_random_messages_of_every_method(live_bridge: LiveBridge, data: st.DataObject) -> None:
     bridge = live_bridge
-    sessions = [s["sessionId"] for s in bridge.call("session/list")["sessions"]]
-    if not [s for s in sessions if s]:
+    listed = bridge.call("session/list")["sessions"]
+    sessions = [s["sessionId"] for s in listed if s["state"] != "exited"]
+    if not sessions:  # one live session for the messages to aim at
         created = bridge.call(
             "session/create", {"cwd": str(bridge.cwd), "claudePath": str(bridge.cli)}
         )
         sessions = [created["sessionId"]]
+    sessions += [s["sessionId"] for s in listed if s["state"] == "exited"][-1:]
     for _ in range(data.draw(st.integers(1, 4))):
         message = data.draw(_messages([*sessions, "s999-nope"], str(bridge.cli), str(bridge.cwd)))
         bridge.send(bridge.frame(message))
