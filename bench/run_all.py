@@ -17,7 +17,7 @@ import time
 
 from _common import Target, machine, print_table
 
-BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "release")
+BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "release", "pipelined")
 
 
 def main(argv: list[str] | None = None) -> int:
