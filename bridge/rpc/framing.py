@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import ByteReceiveStream
 
 __all__ = ["Framing", "MessageReader", "TooLarge", "frame"]
@@ -87,6 +88,10 @@ class MessageReader:
     async def _more(self) -> bool:
         if self._eof:
             return False
+        # Input that is always ready never blocks a receive: yield first, so the requests
+        # read so far run (and queue their answers) before more input is read. Messages
+        # of one read are still all dispatched before any of them runs.
+        await anyio.lowlevel.checkpoint()
         try:
             self._buf += await self._stream.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):

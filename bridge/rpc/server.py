@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskStatus
 from lsprotocol.types import ResponseError
@@ -281,10 +280,6 @@ class Bridge:
                 )
             else:
                 self._dispatch(message)
-            # Let the requests just started run (and queue their answers) before reading
-            # on: buffered input never blocks, so without this the loop would read a
-            # whole flood of requests before answering any, whatever wait_for_room says.
-            await anyio.lowlevel.checkpoint()
 
     def stop(self, exit_code: int) -> None:
         """Stop reading input; sessions are then closed and :meth:`serve` returns."""
