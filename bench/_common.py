@@ -233,18 +233,20 @@ async def bridge_client(
     *,
     env: Mapping[str, str] | None = None,
     on_notification: Any = None,
+    root: Path = ROOT,
 ) -> AsyncIterator[tuple[BridgeClient, int]]:
     """``python -m bridge serve [args]`` in its own process group, and a client on it.
 
     Yields the client and the bridge's pid. On exit the bridge gets end of input
-    (it closes its sessions), then its group is killed whatever happened.
+    (it closes its sessions), then its group is killed whatever happened. ``root``
+    is the source tree whose ``bridge`` runs (another checkout, to compare).
     """
     process = await anyio.open_process(
         [sys.executable, "-m", "bridge", "serve", *args],
         env=dict(env) if env is not None else None,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        cwd=str(ROOT),
+        cwd=str(root),
     )
     assert process.stdout is not None and process.stdin is not None
     client = BridgeClient(process.stdout, process.stdin, on_notification=on_notification)

@@ -17,7 +17,17 @@ import time
 
 from _common import Target, machine, print_table
 
-BENCHMARKS = ("throughput", "latency", "startup", "memory", "scale", "history", "guard_cost")
+BENCHMARKS = (
+    "throughput",
+    "latency",
+    "startup",
+    "memory",
+    "scale",
+    "history",
+    "guard_cost",
+    "release",
+    "pipelined",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

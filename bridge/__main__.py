@@ -129,6 +129,20 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
         default=4096,
         help="events queued for a slow client before backpressure (default 4096)",
     )
+    parser.add_argument(
+        "--keep-closed",
+        type=int,
+        default=256,
+        metavar="N",
+        help="closed sessions that still answer session/status, for 10 minutes (default 256)",
+    )
+    parser.add_argument(
+        "--max-unwritten-bytes",
+        type=int,
+        default=4 << 20,
+        metavar="BYTES",
+        help="answers waiting for a slow client before input is no longer read (default 4 MiB)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             claude_path=args.claude_path,
             max_message_bytes=args.max_message_bytes,
             max_queued_events=args.max_queued_events,
+            max_unwritten_bytes=args.max_unwritten_bytes,
+            keep_closed=args.keep_closed,
             warm_pool=args.warm_pool,
             warm_idle_timeout=args.warm_idle,
             warm_context=not args.no_warm_context,

@@ -226,6 +226,11 @@ def _request(method: str, params: Any = None, msg_id: int = 7) -> dict[str, Any]
     return msg
 
 
+def _data(kind: str) -> dict[str, Any]:
+    """Error data as the bridge sends it: every member, unset ones null."""
+    return {"kind": kind, **dict.fromkeys(("path", "tried", "exitStatus", "limit", "sessionId"))}
+
+
 def _event(event: dict[str, Any]) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
@@ -258,7 +263,13 @@ def _event(event: dict[str, Any]) -> dict[str, Any]:
         ("client", {"jsonrpc": "2.0", "id": 1, "result": {"behavior": "maybe"}}, None, "maybe"),
         ("server", _event({"type": "sparkle", "text": "x"}), None, "unknown event type 'sparkle'"),
         ("server", _event({"type": "toolUse", "name": "Bash", "input": {}}), None, "toolUseId"),
-        ("server", _event({"type": "textDelta", "text": 5}), None, "is not of type 'string'"),
+        (
+            "server",
+            _event({"type": "textDelta", "text": 5, "index": 0, "parentToolUseId": None}),
+            None,
+            "is not of type 'string'",
+        ),
+        ("server", _event({"type": "textDelta", "text": "x"}), None, "'index' is a required"),
         (
             "server",
             {"jsonrpc": "2.0", "id": 3, "result": {"sessions": [{"sessionId": SID}]}},
@@ -271,7 +282,7 @@ def _event(event: dict[str, Any]) -> dict[str, Any]:
             {
                 "jsonrpc": "2.0",
                 "id": 3,
-                "error": {"code": -31002, "message": "busy", "data": {"kind": "TurnInFlight"}},
+                "error": {"code": -31002, "message": "busy", "data": _data("TurnInFlight")},
             },
             "session/status",
             "not documented for session/status",
@@ -281,7 +292,7 @@ def _event(event: dict[str, Any]) -> dict[str, Any]:
             {
                 "jsonrpc": "2.0",
                 "id": 3,
-                "error": {"code": -1, "message": "?", "data": {"kind": "x"}},
+                "error": {"code": -1, "message": "?", "data": _data("x")},
             },
             None,
             "-1",

@@ -1,10 +1,13 @@
 """A small JSON-RPC client for the bridge, for scripts, demos and benchmarks.
 
 It starts ``claude-bridge serve`` as a subprocess (or talks over any pair of
-anyio byte streams), speaks ``Content-Length`` framing, answers server requests
+anyio byte streams), speaks ``Content-Length`` framing (read with the bridge's
+own :class:`~bridge.rpc.framing.MessageReader`), answers server requests
 (``session/requestPermission``) through a callback, and hands notifications to
-another. Editors do not need it — they have their own JSON-RPC clients — but a
-Python host that prefers the bridge's process isolation can use it as is.
+another. When the bridge's output ends, every pending request and every later
+one raises :class:`ConnectionLost`. Editors do not need it — they have their own
+JSON-RPC clients — but a Python host that prefers the bridge's process isolation
+can use it as is.
 
     async with BridgeClient.spawn() as client:
         await client.initialize(permissions=True)
@@ -26,7 +29,9 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-__all__ = ["BridgeClient", "RemoteError"]
+from .framing import MessageReader
+
+__all__ = ["BridgeClient", "ConnectionLost", "RemoteError"]
 
 NotificationHandler = Callable[[str, Any], None]
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
@@ -40,6 +45,13 @@ class RemoteError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+class ConnectionLost(Exception):
+    """The bridge's output ended (it exited or closed the pipe) before the answer."""
+
+
+_LOST: dict[str, Any] = {"lost": True}
 
 
 class BridgeClient:
@@ -65,6 +77,7 @@ class BridgeClient:
         self._lock = anyio.Lock()
         self.process: Process | None = None
         self.messages_received = 0
+        self.closed = False
 
     @classmethod
     @asynccontextmanager
@@ -126,6 +139,8 @@ class BridgeClient:
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and wait for its result; raises :class:`RemoteError`."""
+        if self.closed:
+            raise ConnectionLost("the bridge's output has ended")
         msg_id = next(self._ids)
         done = anyio.Event()
         slot: list[Any] = []
@@ -139,6 +154,8 @@ class BridgeClient:
         finally:
             self._pending.pop(msg_id, None)
         reply = slot[0]
+        if reply is _LOST:
+            raise ConnectionLost(f"the bridge's output ended before it answered {method}")
         if "error" in reply:
             err = reply["error"]
             raise RemoteError(err.get("code", 0), err.get("message", ""), err.get("data"))
@@ -157,28 +174,21 @@ class BridgeClient:
             await self._send.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     async def _read_loop(self) -> None:
-        buf = bytearray()
-        while True:
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
-                try:
-                    buf += await self._receive.receive()
-                except (anyio.EndOfStream, anyio.ClosedResourceError):
-                    return
-                continue
-            length = 0
-            for line in bytes(buf[:end]).split(b"\r\n"):
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            while len(buf) < end + 4 + length:
-                try:
-                    buf += await self._receive.receive()
-                except (anyio.EndOfStream, anyio.ClosedResourceError):
-                    return
-            body = bytes(buf[end + 4 : end + 4 + length])
-            del buf[: end + 4 + length]
-            self._handle(self._decoder.decode(body))
+        reader = MessageReader(self._receive, 1 << 30)
+        try:
+            while (body := await reader.next()) is not None:
+                if isinstance(body, bytes):
+                    try:
+                        message = self._decoder.decode(body)
+                    except (msgspec.DecodeError, RecursionError):
+                        continue
+                    if isinstance(message, dict):
+                        self._handle(message)
+        finally:
+            self.closed = True
+            for done, slot in self._pending.values():
+                slot.append(_LOST)
+                done.set()
 
     def _handle(self, message: dict[str, Any]) -> None:
         self.messages_received += 1

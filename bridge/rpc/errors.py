@@ -21,7 +21,7 @@ from .events import wire_exit_status
 
 __all__ = ["RpcError", "invalid_params", "to_error"]
 
-_PATH = re.compile(r"at `(\$[^`]*)`")
+_PATH = re.compile(r"(?:at|in) `(\$[^`]*)`")
 
 
 class RpcError(Exception):

@@ -12,6 +12,14 @@ the burst and reports a ``lagged`` event if even that overflows.
 
 Sequence numbers are assigned when an event is written, so every session's
 ``seq`` runs 1, 2, 3, ... without gaps whatever was coalesced.
+
+Urgent messages are not bounded by the queue itself (a response is never
+dropped); instead the bridge stops reading input while more than
+``max_urgent_bytes`` of them wait (:meth:`Outbound.wait_for_room`), so a client
+that sends without reading fills its own pipe, not the bridge's memory.
+
+Everyone waiting (producers for space, flushes for progress) waits on a
+:class:`_Broadcast`, which wakes every waiter at once.
 """
 
 from __future__ import annotations
@@ -30,6 +38,23 @@ __all__ = ["Outbound"]
 _BATCH_EVENTS = 512
 _BATCH_BYTES = 1 << 20
 _DELTAS = (wire.TextDeltaEvent, wire.ThinkingDeltaEvent, wire.ToolInputDeltaEvent)
+_MAX_URGENT_BYTES = 4 << 20
+
+
+class _Broadcast:
+    """A condition without a lock: :meth:`wait` until the next :meth:`notify_all`,
+    which wakes every task waiting then (one shared ``Event`` replaced by each
+    waiter would wake only the last one)."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+    def notify_all(self) -> None:
+        self._event.set()
+        self._event = anyio.Event()
 
 
 class _EventNotification(msgspec.Struct):
@@ -59,17 +84,24 @@ class _Queued:
 class Outbound:
     """Serialises everything the bridge sends through a single writer."""
 
-    def __init__(self, send: Callable[[bytes], Awaitable[None]], max_events: int = 4096) -> None:
+    def __init__(
+        self,
+        send: Callable[[bytes], Awaitable[None]],
+        max_events: int = 4096,
+        max_urgent_bytes: int = _MAX_URGENT_BYTES,
+    ) -> None:
         self._send = send
         self.max_events = max_events
+        self.max_urgent_bytes = max_urgent_bytes
+        self._urgent_bytes = 0
         self.framing: Framing = "content-length"
         self._urgent: collections.deque[bytes] = collections.deque()
         self._events: collections.deque[_Queued] = collections.deque()
         self._last: dict[str, _Queued] = {}
         self._seq: dict[str, int] = {}
         self._wake = anyio.Event()
-        self._space = anyio.Event()
-        self._progress = anyio.Event()
+        self._space = _Broadcast()
+        self._progress = _Broadcast()
         self._encoder = msgspec.json.Encoder()
         self.enqueued = 0
         self.written = 0
@@ -79,7 +111,13 @@ class Outbound:
     def send_now(self, body: bytes) -> None:
         """Queue an encoded message ahead of every event."""
         self._urgent.append(body)
+        self._urgent_bytes += len(body)
         self._wake.set()
+
+    async def wait_for_room(self) -> None:
+        """Wait while more than ``max_urgent_bytes`` of urgent messages are unwritten."""
+        while self._urgent_bytes > self.max_urgent_bytes and not self.broken:
+            await self._progress.wait()
 
     async def put_event(self, session_id: str, event: wire.Event, *, replay: bool = False) -> None:
         """Queue a session event, coalescing deltas; waits while the queue is full.
@@ -90,14 +128,12 @@ class Outbound:
                 self.coalesced += 1
                 return
         while len(self._events) >= self.max_events and not self.broken:
-            self._space = anyio.Event()
             await self._space.wait()
         self._append(_Queued(session_id, event, None, replay))
 
     async def put_ordered(self, session_id: str, body: bytes) -> None:
         """Queue an encoded notification in order with ``session_id``'s events."""
         while len(self._events) >= self.max_events and not self.broken:
-            self._space = anyio.Event()
             await self._space.wait()
         self._append(_Queued(session_id, None, body))
 
@@ -119,7 +155,6 @@ class Outbound:
     async def wait_written(self, target: int) -> None:
         """Wait until ``target`` queued events have been written."""
         while self.written < target and not self.broken:
-            self._progress = anyio.Event()
             await self._progress.wait()
 
     def close(self) -> None:
@@ -127,8 +162,8 @@ class Outbound:
         for writes any more, so producers still running (a session's ``session/exited``)
         cannot block once the writer task is gone."""
         self.broken = True
-        self._space.set()
-        self._progress.set()
+        self._space.notify_all()
+        self._progress.notify_all()
 
     async def run(self) -> None:
         """The writer task. Ends when the client's pipe breaks."""
@@ -137,17 +172,23 @@ class Outbound:
                 await self._wake.wait()
                 self._wake = anyio.Event()
                 while self._urgent or self._events:
-                    await self._send(self._batch())
+                    batch, urgent_bytes = self._batch()
+                    await self._send(batch)
+                    self._urgent_bytes -= urgent_bytes
+                    self._progress.notify_all()
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             self.broken = True
-            self._space.set()
-            self._progress.set()
+            self._space.notify_all()
+            self._progress.notify_all()
 
-    def _batch(self) -> bytes:
+    def _batch(self) -> tuple[bytes, int]:
         out = bytearray()
         framing = self.framing
+        urgent_bytes = 0
         while self._urgent:
-            out += frame(self._urgent.popleft(), framing)
+            body = self._urgent.popleft()
+            urgent_bytes += len(body)
+            out += frame(body, framing)
         count = 0
         while self._events and count < _BATCH_EVENTS and len(out) < _BATCH_BYTES:
             item = self._events.popleft()
@@ -167,15 +208,14 @@ class Outbound:
             count += 1
         self.written += count
         if count:
-            self._space.set()
-        self._progress.set()
-        return bytes(out)
+            self._space.notify_all()
+        self._progress.notify_all()
+        return bytes(out), urgent_bytes
 
     async def flush(self) -> None:
         """Wait until everything queued so far (urgent messages too) has been written."""
         target = self.enqueued
         while (self._urgent or self.written < target) and not self.broken:
-            self._progress = anyio.Event()
             await self._progress.wait()
 
 

@@ -61,6 +61,7 @@ GENERIC_ERRORS: tuple[int, ...] = (
     wire.ErrorCode.INTERNAL_ERROR,
     wire.ErrorCode.REQUEST_CANCELLED,
     wire.ErrorCode.MESSAGE_TOO_LARGE,
+    wire.ErrorCode.SERVER_NOT_INITIALIZED,
 )
 """Codes any request may get, besides those its method lists (and InvalidParams
 for every method that takes params)."""
@@ -212,7 +213,46 @@ def _type_defs() -> JsonObj:
     }
     _walk(defs, _open_objects)
     _walk(defs, _described_refs)
+    for name in _bridge_only(defs):  # the bridge sends every member, defaults included
+        if defs[name].get("properties"):
+            defs[name]["required"] = list(defs[name]["properties"])
     return defs
+
+
+def _bridge_only(defs: JsonObj) -> set[str]:
+    """The types only the bridge sends (results, notifications, its requests' params,
+    error data): what it sends always has every member, so every member is required."""
+    bridge: list[str] = ["ErrorData"]
+    client: list[str] = []
+    for method in wire.METHODS:
+        params = method.params.__name__ if method.params is not None else None
+        result = method.result.__name__ if method.result is not None else None
+        sends, answers = (
+            (client, bridge) if method.direction != "serverToClient" else (bridge, client)
+        )
+        if method.direction == "both":
+            sends = answers = client  # either side: keep optional what may be left out
+        sends.extend([params] if params else [])
+        answers.extend([result] if result else [])
+    return _reachable(defs, bridge) - _reachable(defs, client)
+
+
+def _reachable(defs: JsonObj, roots: list[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = [r for r in roots if r in defs]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+
+        def visit(node: JsonObj) -> None:
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                todo.append(ref.removeprefix("#/$defs/"))
+
+        _walk(defs[name], visit)
+    return {n for n in seen if n in defs}
 
 
 def _error_defs() -> JsonObj:
@@ -497,7 +537,7 @@ _PERMISSION_ID = "d0d70292-5b1e-4c8a-a3f4-7e2c9b61d5a8"
 _OLD_CLAUDE_SID = "0f3c9a52-7d1e-4b6a-8c2f-9e5d1a7b3c48"
 _COMMAND = "c6efb3fc-8e2a-4d1b-9f57-2a4b6c8d0e13"
 _LIVE_COMMAND = "22222222-2222-4222-8222-222222222222"
-_BASH_INPUT = {"command": "touch made-by-bash && echo hello-from-bash", "description": "say hello"}
+_BASH_INPUT = {"command": "npm test", "description": "Run the test suite"}
 _USAGE = {
     "input_tokens": 10,
     "cache_creation_input_tokens": 0,
@@ -592,7 +632,7 @@ _PERMISSION_PARAMS = {
     "input": _BASH_INPUT,
     "displayName": "Bash",
     "toolUseId": "toolu_1",
-    "description": "say hello",
+    "description": "Run the test suite",
     "suggestions": [
         {
             "type": "addRules",
@@ -602,7 +642,7 @@ _PERMISSION_PARAMS = {
         },
         {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
     ],
-    "blockedPath": "/home/user/project/made-by-bash",
+    "blockedPath": "/home/user/other/notes.txt",
 }
 
 _ASK_INPUT = {
@@ -641,7 +681,7 @@ EVENT_EXAMPLES: dict[str, JsonObj] = {
             "compact_metadata": {"trigger": "manual", "pre_tokens": 48213},
         },
     },
-    "textDelta": {"type": "textDelta", "text": "Echo: hello bridge", "index": 0},
+    "textDelta": {"type": "textDelta", "text": "Hello! How can I help", "index": 0},
     "thinkingDelta": {
         "type": "thinkingDelta",
         "thinking": "The user wants a file created; Bash can do it.",
@@ -649,12 +689,12 @@ EVENT_EXAMPLES: dict[str, JsonObj] = {
     },
     "toolInputDelta": {
         "type": "toolInputDelta",
-        "partialJson": '{"command": "touch made-by-',
+        "partialJson": '{"command": "npm t',
         "index": 1,
     },
     "assistantText": {
         "type": "assistantText",
-        "text": "Tool finished: hello-from-bash",
+        "text": "All 42 tests pass.",
         "messageId": "msg_1795942594092",
     },
     "thinking": {
@@ -672,7 +712,7 @@ EVENT_EXAMPLES: dict[str, JsonObj] = {
     "toolResult": {
         "type": "toolResult",
         "toolUseId": "toolu_1",
-        "content": "hello-from-bash",
+        "content": "42 passing",
         "permissionDecision": {"decision": "accept", "source": "user_temporary"},
     },
     "userText": {"type": "userText", "text": "[Request interrupted by user]"},
@@ -680,7 +720,7 @@ EVENT_EXAMPLES: dict[str, JsonObj] = {
         "type": "result",
         "subtype": "success",
         "isError": False,
-        "text": "Tool finished: hello-from-bash",
+        "text": "All 42 tests pass.",
         "stopReason": "end_turn",
         "terminalReason": "completed",
         "totalCostUsd": 0.03018,
@@ -761,8 +801,8 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     )
                 ),
             ),
-            "`capabilities.permissions`, `rawEvents` and `progress` are absent because they "
-            "equal their default (`true`).",
+            "The bridge sends every member, defaults included (`capabilities.permissions`, "
+            "`rawEvents` and `progress` are `true`).",
         ),
         Example(
             (
@@ -779,7 +819,8 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 ),
             ),
             "Without params (as Neovim sends it) and on a machine with no `claude` found: "
-            "`cliPath` is absent; `session/create` may still name a CLI with `claudePath`.",
+            "`cliPath` and `cliVersion` are `null`; `session/create` may still name a CLI "
+            "with `claudePath`.",
         ),
     ),
     "initialized": (Example((_c(_notification("initialized", {})),)),),
@@ -936,7 +977,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
     "session/send": (
         Example(
             (
-                _c(_request(3, "session/send", {"sessionId": _SID, "prompt": "please USE_BASH"})),
+                _c(_request(3, "session/send", {"sessionId": _SID, "prompt": "run the tests"})),
                 _b(_event(1, {**EVENT_EXAMPLES["commandLifecycle"], "commandUuid": _COMMAND})),
                 _b(
                     _event(
@@ -964,7 +1005,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 _b(
                     _event(
                         9,
-                        {"type": "textDelta", "text": "Tool finished: hello-from-bash", "index": 0},
+                        {"type": "textDelta", "text": "All 42 tests pass.", "index": 0},
                     )
                 ),
                 _b(_event(10, EVENT_EXAMPLES["assistantText"])),
@@ -975,7 +1016,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                         {"type": "commandLifecycle", "commandUuid": _COMMAND, "state": "completed"},
                     )
                 ),
-                _b(_result(3, _turn("Tool finished: hello-from-bash"))),
+                _b(_result(3, _turn("All 42 tests pass."))),
             ),
             "The prompt is command 1 of the turn (`queued`, `started`, ..., `completed`). The "
             "permission request interleaves with the events; the result comes after the "
@@ -1029,7 +1070,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     _result(
                         5,
                         _turn(
-                            "Echo: and a follow-up while running ",
+                            "Done, and the flaky test from your follow-up is fixed too.",
                             costUsd=0.00024,
                             totalCostUsd=0.0549,
                             durationMs=15148.2,
@@ -1655,7 +1696,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     _request(
                         22,
                         "session/send",
-                        {"sessionId": _SID, "prompt": "please USE_BASH", "workDoneToken": "t22"},
+                        {"sessionId": _SID, "prompt": "run the tests", "workDoneToken": "t22"},
                     )
                 ),
                 _b(
@@ -1678,7 +1719,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                         "$/progress", {"token": "t22", "value": {"kind": "end", "message": "done"}}
                     )
                 ),
-                _b(_result(22, _turn("Tool finished: hello-from-bash"))),
+                _b(_result(22, _turn("All 42 tests pass."))),
             ),
             "Events are left out. `end` carries `done`, `interrupted` or `error`.",
         ),
@@ -2030,15 +2071,27 @@ Machine-readable companions, in this directory:
 ## Conventions
 
 - Messages are JSON-RPC 2.0 objects; batches are not supported (an array gets an
-  InvalidRequest error). Request ids are integers or strings; the bridge numbers
-  its own requests 1, 2, 3, ...
+  InvalidRequest error). Request ids are integers or strings (not booleans,
+  fractions, objects or arrays); the bridge numbers its own requests 1, 2, 3, ...
+  A reply whose `id` matches none of its pending requests is ignored.
 - Keys are camelCase. The CLI's own data passed through untouched (`usage`,
   `initialize`, `frame`, `input`, ...) keeps the CLI's keys.
 - **The bridge sends every member** of its messages, defaults included; an
-  optional member without a value is `null`. Clients may omit optional members
-  of their params (the tables give every default), and should read a member
+  optional member without a value is `null`. The schema marks every member of
+  what only the bridge sends as required. Clients may omit optional members of
+  their params (the tables give every default), and should read a member
   missing from the bridge's messages as its default, for robustness across
   versions.
+- **An empty array stands for an empty object** wherever the bridge expects an
+  object (params, `capabilities`, `env`, `limits`, ...): Lua has one table type,
+  and Neovim's `vim.json.encode({{}})` is `[]`. A non-empty array stays an error.
+- Strings may hold lone UTF-16 surrogate escapes (`"\\ud800"`, which
+  `JSON.stringify` emits for half a pair): each is read as U+FFFD. Nesting deeper
+  than about 900 levels is a ParseError.
+- Numbers have ranges where it matters (timeouts above 0, sizes and counts at
+  least 1, environment names without `=`); the schema shows them, and a value
+  out of range, or a NUL character in a `session/create` string, is
+  InvalidParams with `data.path` naming the member.
 - Unknown members in params are ignored, and so are unknown notifications
   (`$/setTrace`, ...). An unknown request gets MethodNotFound.
 - Requests run concurrently: answers may come in any order, and a long
@@ -2063,11 +2116,24 @@ byte the client sends:
 The bridge answers in the client's framing, for the whole connection. Its own
 messages never contain a raw newline, so an NDJSON client can split on `\\n`.
 
-A message larger than `--max-message-bytes` (default 64 MiB) is skipped without
-being buffered and answered with MessageTooLarge (`id` null); a header block
-without a usable `Content-Length` gets ParseError. Either way the bridge keeps
-serving. Nothing but protocol messages is ever written to stdout; diagnostics
-go to `--log-file` and `window/logMessage`, never to stderr unless `--verbose`.
+A UTF-8 byte order mark before the first message is skipped. Header lines may
+end in `\\r\\n` or a bare `\\n`.
+
+A message larger than `--max-message-bytes` (default 64 MiB) is answered with
+MessageTooLarge (`id` null) as soon as its size is known, and skipped without
+being buffered. A malformed header block (no usable `Content-Length`, a missing
+blank line, an NDJSON line among headers) gets ParseError. Either way the bridge
+keeps serving: with `Content-Length` framing it **resynchronises on the next
+`Content-Length: <digits>` line**. Such a line cannot occur inside a valid JSON
+body, so a body that holds one (its length was wrong, or it was glued to the
+next message) ends there. Nothing but protocol messages is ever written to
+stdout; diagnostics go to `--log-file` (created private, mode 0600: every error
+answered, every session start and exit) and `window/logMessage`, never to
+stderr unless `--verbose`.
+
+A client that sends without reading is not read either: while more than
+`--max-unwritten-bytes` (default 4 MiB) of answers wait to be written, the
+bridge stops reading its input until the client catches up. Nothing is lost.
 """
 
 _LIFECYCLE = """\
@@ -2076,8 +2142,12 @@ _LIFECYCLE = """\
 ## Lifecycle
 
 1. The client sends **`initialize`** (params may be omitted) and reads the
-   result: `protocolVersion` (see [Compatibility](#compatibility)), the CLI the
-   bridge found (`cliPath`, `cliVersion`) and its capabilities. In
+   result; as in LSP, any other request before it is refused with
+   ServerNotInitialized (-32002) (notifications are ignored, `exit` exits). The
+   result gives `protocolVersion` (see [Compatibility](#compatibility)), the CLI the
+   bridge found (`cliPath`, `cliVersion`; the version is null when
+   `claude --version` takes more than a second, so a slow CLI never holds up
+   `initialize`) and its capabilities. In
    `initializationOptions` it declares **`permissions: true` if it answers
    permission prompts** (see [Permissions](#permissions)); it may also set
    `permissionTimeout` and a warm pool (`warmPool`) of spare CLI processes.
@@ -2087,6 +2157,10 @@ _LIFECYCLE = """\
    as wanted; `session/close` ends it. A connection may hold many sessions.
    Each session's events arrive as `session/event` notifications; when its
    process ends for any reason, `session/exited` follows its last event.
+   A session that ended is released; it still answers `session/status`,
+   `session/list` and `session/close` (its last status) for 10 minutes, the
+   last 256 of them (`--keep-closed`), other methods with SessionClosed; after
+   that its id is SessionNotFound.
 4. **`shutdown`** closes every session (each process is reaped) and answers
    `null`; afterwards every request is refused with InvalidRequest.
 5. **`exit`** ends the bridge: exit code 0 after `shutdown`, 1 without.
@@ -2169,8 +2243,10 @@ Guarantees a client can rely on:
 
 - Each session's events arrive in order, numbered by `seq` 1, 2, 3, ... without
   gaps. `session/exited` comes after the session's last event.
-- A `session/send` result is sent after the events of its turn (the bridge waits
-  up to 2 s for them to be written first).
+- A `session/send` result is normally sent after the events of its turn. This
+  is best effort, not a guarantee: the bridge waits at most 2 s for those events
+  to be written, so with a client that reads slowly the result may overtake
+  some of them (their `seq` still orders them).
 - **Deltas are coalesced, never dropped.** While a `textDelta`, `thinkingDelta`
   or `toolInputDelta` still waits in the queue, a later delta of the same
   session, block `index` and `parentToolUseId` is appended to it. A slow client

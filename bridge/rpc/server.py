@@ -16,6 +16,7 @@ bridge returns within a few seconds: no ``claude`` process outlives it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import dataclasses
@@ -24,6 +25,7 @@ import itertools
 import logging
 import os
 import signal
+import subprocess
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -40,12 +42,13 @@ from pygls.server import JsonRPCServer
 
 from bridge import __version__, duplex
 from bridge.duplex import history
-from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, cli_version, version_supported
+from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, parse_version, version_supported
 
 from . import wire
 from .errors import RpcError, invalid_params, to_error
 from .events import to_wire, wire_exit_status
 from .framing import BadHeader, MessageReader, TooLarge
+from .intake import ParseFailure, convert_params, decode_message, find_nul
 from .outbound import Outbound
 
 __all__ = ["Bridge", "BridgeConfig", "serve_stdio"]
@@ -54,6 +57,10 @@ log = logging.getLogger("bridge.rpc")
 
 _SEND_FLUSH_SECONDS = 2.0
 """How long a turn result may wait for the turn's events to reach the client first."""
+_PROBE_SECONDS = 5.0
+"""How long ``claude --version`` may run before its process group is killed."""
+_PROBE_WAIT_SECONDS = 1.0
+"""How long ``initialize`` waits for that probe; later, ``cliVersion`` is null."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +70,12 @@ class BridgeConfig:
     claude_path: str | None = None
     max_message_bytes: int = 64 * 1024 * 1024
     max_queued_events: int = 4096
+    max_unwritten_bytes: int = 4 << 20
+    """Answers waiting for the client beyond which input is not read (see Outbound)."""
+    keep_closed: int = 256
+    """Closed sessions still answering ``session/status`` (the oldest is forgotten first)."""
+    keep_closed_seconds: float = 600.0
+    """How long a closed session answers ``session/status``; then SessionNotFound."""
     subscriber_capacity: int = 8192
     close_grace: float = 2.0
     kill_grace: float = 1.0
@@ -144,6 +157,15 @@ class _Entry:
     first_turn_done: anyio.Event = field(default_factory=anyio.Event)
 
 
+@dataclass(frozen=True)
+class _Tombstone:
+    """What is kept of a session once it exited: its last status and close result."""
+
+    status: wire.SessionStatus
+    closed: wire.CloseResult
+    expires: float
+
+
 class _PermissionRouter:
     """A session's permission handler, bound to its entry when the session is handed out.
 
@@ -189,9 +211,12 @@ class Bridge:
         self.encoder = msgspec.json.Encoder()
         self._decoder = msgspec.json.Decoder()
         self._send_stream = send
-        self.outbound = Outbound(send.send, self.config.max_queued_events)
+        self.outbound = Outbound(
+            send.send, self.config.max_queued_events, self.config.max_unwritten_bytes
+        )
         self.reader = MessageReader(receive, self.config.max_message_bytes)
         self.sessions: dict[str, _Entry] = {}
+        self._tombstones: collections.OrderedDict[str, _Tombstone] = collections.OrderedDict()
         self.client_permissions = False
         self.permission_timeout: float | None = None
         self.exit_code = 0
@@ -200,6 +225,7 @@ class Bridge:
         self._server_ids = itertools.count(1)
         self._session_ids = itertools.count(1)
         self._shutdown_requested = False
+        self._initialized = False
         self._read_scope = anyio.CancelScope()
         self._idle = anyio.Event()
         self._cli_path: str | None = None
@@ -247,6 +273,7 @@ class Bridge:
 
     async def _read_loop(self) -> None:
         while True:
+            await self.outbound.wait_for_room()  # a client that does not read is not read
             message = await self.reader.next()
             if self.reader.framing is not None:
                 self.outbound.framing = self.reader.framing
@@ -302,7 +329,11 @@ class Bridge:
         known = self._clis.get(key)
         if known is None:
             known = self._clis[key] = _KnownCli()
-            known.version = await cli_version(path)
+            try:
+                raw = await _probe_version(path)
+            except OSError:
+                raw = None
+            known.version = raw if raw is not None and parse_version(raw) is not None else None
             known.probed.set()
         with anyio.move_on_after(10):
             await known.probed.wait()
@@ -348,8 +379,8 @@ class Bridge:
 
     def _dispatch(self, body: bytes) -> None:
         try:
-            message = self._decoder.decode(body)
-        except msgspec.DecodeError as exc:
+            message = decode_message(body)
+        except ParseFailure as exc:
             self._reply_error(None, RpcError(wire.ErrorCode.PARSE_ERROR, f"parse error: {exc}"))
             return
         if isinstance(message, list):
@@ -429,11 +460,22 @@ class Bridge:
                 msg_id, RpcError(wire.ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
             )
             return
+        if not self._initialized and method != "initialize":
+            self._reply_error(
+                msg_id,
+                RpcError(
+                    wire.ErrorCode.SERVER_NOT_INITIALIZED,
+                    f"{method} refused: send `initialize` first",
+                ),
+            )
+            return
         try:
             typed = self._params(spec, params)
         except RpcError as exc:
             self._reply_error(msg_id, exc)
             return
+        if method == "initialize":  # from here on: a client may pipeline its next requests
+            self._initialized = True
         # Registered now, not when the task starts: a `$/cancelRequest` (or a duplicate id)
         # read right after this request must find it.
         entry = self.sessions.get(getattr(typed, "session_id", "") or "")
@@ -449,10 +491,10 @@ class Bridge:
             if spec.params_optional:
                 return spec.params()
             raise invalid_params(spec.name, "params are required (an object)")
-        if not isinstance(params, dict):
+        if not isinstance(params, dict) and params != []:
             raise invalid_params(spec.name, "params must be an object")
         try:
-            return msgspec.convert(params, spec.params)
+            return convert_params(params, spec.params)
         except msgspec.ValidationError as exc:
             raise invalid_params(spec.name, exc) from None
 
@@ -488,7 +530,7 @@ class Bridge:
             self.stop(0 if self._shutdown_requested else 1)
         elif method == "$/cancelRequest":
             target = params.get("id") if isinstance(params, dict) else None
-            if isinstance(target, int | str):
+            if isinstance(target, int | str) and not isinstance(target, bool):
                 self._cancel(target)
         # initialized, $/setTrace and unknown notifications need no answer.
 
@@ -509,9 +551,16 @@ class Bridge:
 
     def _on_response(self, message: dict[str, Any]) -> None:
         msg_id = message["id"]
+        if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+            log.warning("ignored a response with an unusable id: %r", msg_id)
+            return
         futures = self.protocol._request_futures
-        if msg_id not in futures and isinstance(msg_id, str) and msg_id.isdigit():
-            msg_id = int(msg_id)
+        if msg_id not in futures and isinstance(msg_id, str) and msg_id.isascii():
+            if msg_id.isdigit():  # a client that sends every id as a string
+                msg_id = int(msg_id)
+        if msg_id not in futures:
+            log.warning("ignored a response to no pending request: id %r", msg_id)
+            return
         error = message.get("error")
         if error is not None:
             err = error if isinstance(error, dict) else {}
@@ -529,7 +578,9 @@ class Bridge:
             self.protocol._handle_response(msg_id, message.get("result"))
 
     def _error_body(self, msg_id: int | str | None, exc: BaseException) -> bytes:
-        return self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": to_error(exc)})
+        error = to_error(exc)
+        log.warning("answered id %r with error %s: %s", msg_id, error["code"], error["message"])
+        return self.encoder.encode({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
     def _reply_error(self, msg_id: int | str | None, exc: BaseException) -> None:
         self.outbound.send_now(self._error_body(msg_id, exc))
@@ -603,7 +654,7 @@ class Bridge:
                     self.pool.idle_timeout = warm.idle_timeout
                 self.pool.warmup = duplex.warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
-        with anyio.move_on_after(3):
+        with anyio.move_on_after(_PROBE_WAIT_SECONDS):  # a slow CLI does not delay the answer
             await self._cli_probe.wait()
         path = self._cli_path
         if path is not None:
@@ -671,6 +722,14 @@ class Bridge:
         else:
             entry.started = True
         self.sessions[session_id] = entry
+        log.info(
+            "session %s started: pid %s, cwd %s, cli %s%s",
+            session_id,
+            session.pid,
+            cwd,
+            cli,
+            " (warm)" if warm is not None else "",
+        )
         if replay is not None:
             try:
                 await self._replay(entry, replay)
@@ -712,9 +771,27 @@ class Bridge:
         self, params: wire.CreateParams
     ) -> tuple[Path, str, duplex.DuplexOptions, str]:
         """Validate ``session/create`` params into spawn options and their pool key."""
-        path = await anyio.Path(params.cwd).expanduser()
-        cwd = str(await path.absolute())
-        if not await path.is_dir():
+        try:
+            nul = find_nul(msgspec.to_builtins(params))
+        except RecursionError:
+            raise invalid_params("session/create", "params nested too deeply") from None
+        if nul is not None:
+            raise RpcError(
+                wire.ErrorCode.INVALID_PARAMS,
+                f"invalid params for session/create: a NUL character at `{nul}`",
+                wire.ErrorData(kind="InvalidParams", path=nul),
+            )
+        try:
+            path = await anyio.Path(params.cwd).expanduser()
+            cwd = str(await path.absolute())
+            is_dir = await path.is_dir()
+        except (OSError, RuntimeError) as exc:  # a name too long, no home to expand
+            raise RpcError(
+                wire.ErrorCode.INVALID_PARAMS,
+                f"invalid params for session/create: cwd is unusable: {exc}",
+                wire.ErrorData(kind="InvalidParams", path="$.cwd"),
+            ) from None
+        if not is_dir:
             raise RpcError(
                 wire.ErrorCode.INVALID_PARAMS,
                 f"invalid params for session/create: cwd {cwd} is not a directory",
@@ -876,14 +953,24 @@ class Bridge:
 
     async def status(self, params: wire.SessionParams) -> wire.SessionStatus:
         """``session/status``."""
+        tombstone = self._tombstone(params.session_id)
+        if tombstone is not None:
+            return tombstone.status
         return self._status(self._entry(params.session_id))
 
     async def list_sessions(self, params: wire.ListParams) -> wire.ListResult:
         """``session/list``."""
-        return wire.ListResult(sessions=[self._status(e) for e in self.sessions.values()])
+        self._tombstone("")  # drops the expired ones
+        statuses = [t.status for t in self._tombstones.values()]
+        statuses += [self._status(e) for e in self.sessions.values()]
+        statuses.sort(key=lambda s: _session_number(s.session_id))
+        return wire.ListResult(sessions=statuses)
 
     async def close(self, params: wire.SessionParams) -> wire.CloseResult:
         """``session/close``."""
+        tombstone = self._tombstone(params.session_id)
+        if tombstone is not None:
+            return tombstone.closed
         entry = self._entry(params.session_id)
         if entry.exit_reason is None and entry.session.exit_status.state == "running":
             entry.exit_reason = "closed"
@@ -1010,6 +1097,8 @@ class Bridge:
 
     def _entry(self, session_id: str) -> _Entry:
         entry = self.sessions.get(session_id)
+        if entry is None and self._tombstone(session_id) is not None:
+            raise duplex.SessionClosed(f"session {session_id} is closed")
         if entry is None:
             raise RpcError(
                 wire.ErrorCode.SESSION_NOT_FOUND,
@@ -1017,6 +1106,52 @@ class Bridge:
                 wire.ErrorData(kind="SessionNotFound", session_id=session_id),
             )
         return entry
+
+    def _tombstone(self, session_id: str) -> _Tombstone | None:
+        """The kept status of a closed session (expired ones are dropped first)."""
+        now = anyio.current_time()
+        while self._tombstones:
+            oldest = next(iter(self._tombstones.values()))
+            if oldest.expires > now:
+                break
+            self._tombstones.popitem(last=False)
+        return self._tombstones.get(session_id)
+
+    async def _retire(self, entry: _Entry) -> None:
+        """Release an exited session: keep only its status for a while (a tombstone).
+
+        Its history, subscription and process handles go; the outbound queue's
+        book-keeping goes once its ``session/exited`` is written."""
+        if self.sessions.get(entry.id) is not entry:
+            return
+        result: duplex.CloseResult | None = None
+        with (
+            anyio.move_on_after(self.config.close_grace + self.config.kill_grace + 1),
+            contextlib.suppress(duplex.DuplexError),
+        ):
+            result = await entry.session.close()  # reaps leftovers of a CLI that exited alone
+        status = self._status(entry)
+        closed = wire.CloseResult(
+            exit_status=status.exit_status,
+            reaped=result.reaped if result is not None else False,
+            stderr_tail=result.stderr_tail if result is not None else "",
+        )
+        del self.sessions[entry.id]
+        router = entry.session.options.permission_handler
+        if isinstance(router, _PermissionRouter):
+            router.entry = None  # no cycle: the session and its history are freed at once
+        if self.config.keep_closed > 0:
+            expires = anyio.current_time() + self.config.keep_closed_seconds
+            self._tombstones[entry.id] = _Tombstone(status, closed, expires)
+            while len(self._tombstones) > self.config.keep_closed:
+                self._tombstones.popitem(last=False)
+        target = self.outbound.enqueued
+        assert self._tg is not None
+        self._tg.start_soon(self._forget_when_written, entry.id, target)
+
+    async def _forget_when_written(self, session_id: str, target: int) -> None:
+        await self.outbound.wait_written(target)
+        self.outbound.forget(session_id)
 
     def _status(self, entry: _Entry) -> wire.SessionStatus:
         session = entry.session
@@ -1081,6 +1216,7 @@ class Bridge:
         finally:
             with anyio.CancelScope(shield=True):
                 await self._send_exited(entry)
+                await self._retire(entry)
 
     async def _send_exited(self, entry: _Entry) -> None:
         session = entry.session
@@ -1100,6 +1236,15 @@ class Bridge:
             self.log_message(1, f"session {entry.id}: the CLI exited unexpectedly ({how})")
         else:
             reason = "exited"
+        log.info(
+            "session %s exited (%s): %s, code %s, signal %s%s",
+            entry.id,
+            reason,
+            status.state,
+            status.code,
+            status.signal,
+            f", error: {failure}" if failure is not None else "",
+        )
         params = wire.ExitedParams(
             session_id=entry.id,
             status=wire_exit_status(status),
@@ -1199,6 +1344,42 @@ class Bridge:
         return duplex.Deny(message=message)
 
 
+async def _probe_version(path: str) -> str | None:
+    """The first word of ``path --version``, run in its own process group.
+
+    A wrapper script's children share the group: when the output ends, or after
+    ``_PROBE_SECONDS``, or if the bridge stops meanwhile, the whole group is killed.
+    """
+    process = await anyio.open_process(
+        [path, "--version"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    output = bytearray()
+    try:
+        assert process.stdout is not None
+        with anyio.move_on_after(_PROBE_SECONDS):
+            async for chunk in process.stdout:
+                output += chunk
+                if len(output) > 4096:
+                    break
+    finally:
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # the leader is not reaped yet
+            await process.wait()
+            await process.aclose()
+    text = output.decode("utf-8", "replace").strip()
+    return text.split()[0] if text else None
+
+
+def _session_number(session_id: str) -> int:
+    """The creation order in a bridge session id (``s<n>-<hex>``)."""
+    number = session_id[1:].partition("-")[0]
+    return int(number) if number.isdigit() else 0
+
+
 def _plain(
     method: Callable[[Any], Awaitable[Any]],
 ) -> Callable[[Any], Awaitable[Any]]:
@@ -1268,6 +1449,7 @@ async def _log_to_file(path: str | None, verbose: bool) -> AsyncIterator[None]:
     logger = logging.getLogger("bridge")
     handlers: list[logging.Handler] = [logging.NullHandler()]
     if path:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # private
         handlers.append(logging.FileHandler(path))
     if verbose:
         handlers.append(logging.StreamHandler())

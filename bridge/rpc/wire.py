@@ -12,7 +12,7 @@ Keys are camelCase on the wire. The bridge sends every member, defaults included
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -24,6 +24,14 @@ PROTOCOL_VERSION = "1.0"
 
 class _Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=False):
     """Base of every wire type: camelCase keys; every member is sent, defaults included."""
+
+
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+"""A duration in seconds, more than 0."""
+Count = Annotated[int, msgspec.Meta(ge=1)]
+"""A count or size, at least 1."""
+EnvName = Annotated[str, msgspec.Meta(pattern="^[^=\\x00]+$")]
+"""An environment variable name: not empty, no ``=``, no NUL."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -54,6 +62,7 @@ class ErrorCode:
     HISTORY_NOT_FOUND = -31013
     CONVERSATION_IN_USE = -31014
     UNSUPPORTED = -31015
+    SERVER_NOT_INITIALIZED = -32002
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -122,6 +131,10 @@ ERRORS: dict[int, tuple[str, str]] = {
         "The session's CLI lacks what the request needs (`data.capability` names it), e.g. "
         "`cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.",
     ),
+    ErrorCode.SERVER_NOT_INITIALIZED: (
+        "ServerNotInitialized",
+        "A request other than `initialize` arrived before `initialize` (as in LSP).",
+    ),
 }
 """Every error code: its name and when it is returned."""
 
@@ -166,7 +179,7 @@ class InitializationOptions(_Wire):
     permissions: bool = False
     """True when the client answers ``session/requestPermission``. Without it every
     permission prompt is denied and the client is never asked."""
-    permission_timeout: float | None = None
+    permission_timeout: Seconds | None = None
     """Seconds to wait for a permission answer before denying (default: wait forever)."""
     warm_pool: WarmPoolOptions | None = None
     """Keep spare CLI processes ready so that ``session/create`` answers in milliseconds."""
@@ -198,8 +211,8 @@ class InitializeParams(_Wire):
     """The client's process id (informative)."""
     client_info: ClientInfo | None = None
     """Who the client is (informative)."""
-    capabilities: dict[str, Any] = {}
-    """LSP client capabilities; accepted and ignored."""
+    capabilities: dict[str, Any] | None = None
+    """LSP client capabilities; accepted and ignored (``null`` too)."""
     initialization_options: InitializationOptions | None = None
     """The bridge's own options, above all ``permissions``."""
 
@@ -274,15 +287,15 @@ class InitializeResult(_Wire):
 class Limits(_Wire):
     """Opt-in per-session limits; when one trips the session is closed and killed."""
 
-    max_frame_bytes: int | None = None
+    max_frame_bytes: Count | None = None
     """Largest single CLI frame (default 64 MiB)."""
-    max_turn_bytes: int | None = None
+    max_turn_bytes: Count | None = None
     """Most bytes of CLI output one turn may produce."""
-    max_turn_events: int | None = None
+    max_turn_events: Count | None = None
     """Most CLI frames one turn may produce."""
-    turn_timeout: float | None = None
+    turn_timeout: Seconds | None = None
     """Seconds a turn may run."""
-    control_timeout: float | None = None
+    control_timeout: Seconds | None = None
     """Seconds the CLI may take to answer a control request."""
 
 
@@ -327,9 +340,9 @@ class CreateParams(_Wire):
     """With ``resume``: continue under a new CLI session id."""
     effort: str | None = None
     """Reasoning effort (``low``, ``medium``, ``high``, ...)."""
-    max_turns: int | None = None
+    max_turns: Count | None = None
     """Most model round trips per turn."""
-    env: dict[str, str] | None = None
+    env: dict[EnvName, str] | None = None
     """Extra environment variables for the CLI."""
     claude_path: str | None = None
     """The CLI to run (default: the bridge's discovery)."""
@@ -344,7 +357,7 @@ class CreateParams(_Wire):
     """Also send every CLI frame as a ``raw`` event."""
     partial_messages: bool = True
     """Stream text as ``textDelta`` events (``--include-partial-messages``)."""
-    permission_timeout: float | None = None
+    permission_timeout: Seconds | None = None
     """Seconds to wait for a permission answer before denying (overrides initialize's)."""
     replay: bool = False
     """With ``resume``: before the create answer, send the conversation's past messages as

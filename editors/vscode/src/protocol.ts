@@ -110,7 +110,8 @@ export type ErrorCode =
   | MessageTooLarge
   | HistoryNotFound
   | ConversationInUse
-  | Unsupported;
+  | Unsupported
+  | ServerNotInitialized;
 /**
  * The message is not valid JSON.
  */
@@ -195,6 +196,10 @@ export type ConversationInUse = -31014;
  * The session's CLI lacks what the request needs (`data.capability` names it), e.g. `cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.
  */
 export type Unsupported = -31015;
+/**
+ * A request other than `initialize` arrived before `initialize` (as in LSP).
+ */
+export type ServerNotInitialized = -32002;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
@@ -213,11 +218,11 @@ export interface InitializeRequest {
  */
 export interface InitializeParams {
   /**
-   * LSP client capabilities; accepted and ignored.
+   * LSP client capabilities; accepted and ignored (`null` too).
    */
   capabilities?: {
     [k: string]: unknown;
-  };
+  } | null;
   /**
    * Who the client is (informative).
    */
@@ -848,7 +853,7 @@ export interface EventParams {
   /**
    * True for a past message of a resumed conversation (`session/create` with `replay`); false for live events.
    */
-  replay?: boolean;
+  replay: boolean;
   /**
    * 1, 2, 3, ... per session, without gaps.
    */
@@ -865,37 +870,37 @@ export interface InitEvent {
   /**
    * Capabilities the CLI announces; null when it announces none (a legacy CLI).
    */
-  capabilities?: string[] | null;
+  capabilities: string[] | null;
   /**
    * The CLI's version.
    */
-  claudeCodeVersion?: string | null;
+  claudeCodeVersion: string | null;
   /**
    * The CLI's own session id.
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * The CLI's working directory.
    */
-  cwd?: string | null;
+  cwd: string | null;
   /**
    * MCP servers and their status.
    */
-  mcpServers?: {
+  mcpServers: {
     [k: string]: unknown;
   }[];
   /**
    * The model of this turn.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * The permission mode of this turn.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The tools the model may call.
    */
-  tools?: string[];
+  tools: string[];
   /**
    * Says which event this is.
    */
@@ -908,11 +913,11 @@ export interface StatusEvent {
   /**
    * The new permission mode, after a switch.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * `requesting` while the model is being asked; absent otherwise.
    */
-  status?: string | null;
+  status: string | null;
   /**
    * Says which event this is.
    */
@@ -944,11 +949,11 @@ export interface TextDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of text.
    */
@@ -965,11 +970,11 @@ export interface ThinkingDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of thinking.
    */
@@ -986,11 +991,11 @@ export interface ToolInputDeltaEvent {
   /**
    * The content block's index within its message (deltas of one block share it).
    */
-  index?: number | null;
+  index: number | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The next piece of the input's JSON text.
    */
@@ -1007,15 +1012,15 @@ export interface AssistantTextEvent {
   /**
    * True when the reply was cut short by an interrupt.
    */
-  aborted?: boolean;
+  aborted: boolean;
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The block's text.
    */
@@ -1032,11 +1037,11 @@ export interface ThinkingEvent {
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * The block's thinking.
    */
@@ -1059,7 +1064,7 @@ export interface ToolUseEvent {
   /**
    * The Messages API id of the message the block belongs to.
    */
-  messageId?: string | null;
+  messageId: string | null;
   /**
    * The tool's name.
    */
@@ -1067,7 +1072,7 @@ export interface ToolUseEvent {
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * Pairs the call with its `toolResult` and permission request.
    */
@@ -1088,15 +1093,15 @@ export interface ToolResultEvent {
   /**
    * True when the tool failed or was denied.
    */
-  isError?: boolean;
+  isError: boolean;
   /**
    * Set for output of a subagent: the `toolUseId` of the Task tool call running it.
    */
-  parentToolUseId?: string | null;
+  parentToolUseId: string | null;
   /**
    * How the run was decided (`decision`, `source`), as the CLI reported it.
    */
-  permissionDecision?: {
+  permissionDecision: {
     [k: string]: unknown;
   } | null;
   /**
@@ -1115,7 +1120,7 @@ export interface UserTextEvent {
   /**
    * True when the CLI replays input (e.g. a local command's output).
    */
-  isReplay?: boolean;
+  isReplay: boolean;
   /**
    * The text.
    */
@@ -1132,11 +1137,11 @@ export interface ResultEvent {
   /**
    * The HTTP status of an API error, if one ended it.
    */
-  apiErrorStatus?: number | null;
+  apiErrorStatus: number | null;
   /**
    * How long the CLI took.
    */
-  durationMs?: number;
+  durationMs: number;
   /**
    * True when this result is an error.
    */
@@ -1144,11 +1149,11 @@ export interface ResultEvent {
   /**
    * Model round trips.
    */
-  numTurns?: number;
+  numTurns: number;
   /**
    * The model's stop reason.
    */
-  stopReason?: string | null;
+  stopReason: string | null;
   /**
    * `success`, `error_during_execution`, `error_max_turns`, ...
    */
@@ -1156,15 +1161,15 @@ export interface ResultEvent {
   /**
    * Why the CLI ended: `completed`, `aborted_streaming`, `api_error` (also when an older CLI said `completed` for a result with an API error status), ...
    */
-  terminalReason?: string | null;
+  terminalReason: string | null;
   /**
    * The result text.
    */
-  text?: string | null;
+  text: string | null;
   /**
    * The CLI process's running total, in USD.
    */
-  totalCostUsd?: number;
+  totalCostUsd: number;
   /**
    * Says which event this is.
    */
@@ -1172,7 +1177,7 @@ export interface ResultEvent {
   /**
    * Token usage, as the CLI reported it.
    */
-  usage?: {
+  usage: {
     [k: string]: unknown;
   } | null;
 }
@@ -1293,7 +1298,7 @@ export interface ExitedParams {
   /**
    * What went wrong, for `failed`, `limit` and `deadline`.
    */
-  error?: string | null;
+  error: string | null;
   /**
    * `closed` by session/close; `exited` on its own; `failed` crashed; `limit`/`deadline` a limit tripped; `shutdown` the bridge is exiting.
    */
@@ -1314,11 +1319,11 @@ export interface ExitStatus {
   /**
    * The exit code, when the process exited.
    */
-  code?: number | null;
+  code: number | null;
   /**
    * The signal that ended the process, when one did.
    */
-  signal?: number | null;
+  signal: number | null;
   /**
    * `running`, `completed` (exit code 0) or `failed`.
    */
@@ -1326,7 +1331,7 @@ export interface ExitStatus {
   /**
    * The end of the CLI's stderr (at most 64 KiB).
    */
-  stderrTail?: string;
+  stderrTail: string;
 }
 /**
  * Ask the client whether a tool may run (only clients that declared `initializationOptions.permissions: true`). An error response denies.
@@ -1344,19 +1349,19 @@ export interface PermissionParams {
   /**
    * The path outside the allowed directories that made the CLI ask.
    */
-  blockedPath?: string | null;
+  blockedPath: string | null;
   /**
    * Why the CLI asks (a rule, a hook, the mode), when it says.
    */
-  decisionReason?: string | null;
+  decisionReason: string | null;
   /**
    * What the call does, when the model said.
    */
-  description?: string | null;
+  description: string | null;
   /**
    * The tool's name for display.
    */
-  displayName?: string | null;
+  displayName: string | null;
   /**
    * The tool's input as the model wrote it.
    */
@@ -1370,7 +1375,7 @@ export interface PermissionParams {
   /**
    * True for AskUserQuestion (also when an older CLI does not say so): answer with `allow` and `updatedInput.answers`.
    */
-  requiresUserInteraction?: boolean;
+  requiresUserInteraction: boolean;
   /**
    * The session, as `session/create` named it.
    */
@@ -1378,7 +1383,7 @@ export interface PermissionParams {
   /**
    * Permission updates the CLI suggests (pass them back as `updatedPermissions`).
    */
-  suggestions?: {
+  suggestions: {
     [k: string]: unknown;
   }[];
   /**
@@ -1388,7 +1393,7 @@ export interface PermissionParams {
   /**
    * The `toolUse` event this request is about.
    */
-  toolUseId?: string | null;
+  toolUseId: string | null;
 }
 /**
  * Bridge diagnostics.
@@ -1453,15 +1458,15 @@ export interface InitializeResult {
   /**
    * That CLI's version, whether it is supported, and the minimum (null when none was found). A CLI below the minimum is also reported with a `window/logMessage` warning.
    */
-  cli?: CliInfo | null;
+  cli: CliInfo | null;
   /**
    * The CLI the bridge found (absent when none was found; sessions may still name one).
    */
-  cliPath?: string | null;
+  cliPath: string | null;
   /**
    * `claude --version` of that CLI, when known.
    */
-  cliVersion?: string | null;
+  cliVersion: string | null;
   /**
    * `MAJOR.MINOR` of this protocol (see the compatibility policy).
    */
@@ -1478,19 +1483,19 @@ export interface ServerCapabilities {
   /**
    * The framings the bridge reads (it answers in the client's).
    */
-  framings?: string[];
+  framings: string[];
   /**
    * The bridge asks the client with `session/requestPermission`.
    */
-  permissions?: boolean;
+  permissions: boolean;
   /**
    * `$/progress` for a `session/send` that carries a `workDoneToken`.
    */
-  progress?: boolean;
+  progress: boolean;
   /**
    * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
    */
-  rawEvents?: boolean;
+  rawEvents: boolean;
 }
 /**
  * A `claude` CLI and what it can do: `initialize` describes the CLI the bridge found, `session/create` and `session/status` the session's. See "CLI versions and fallbacks" in the reference for what the bridge does when a capability is missing.
@@ -1499,15 +1504,15 @@ export interface CliInfo {
   /**
    * What the CLI advertised in its `system/init` (`msg_lifecycle_v1`, `interrupt_receipt_v1`, `interrupt_cancel_queued_v1`, ...). The CLI says so at the start of a turn: null until one started (for `session/create`, unless an earlier session of the same executable showed it), and null for a legacy CLI (`legacy`).
    */
-  capabilities?: string[] | null;
+  capabilities: string[] | null;
   /**
    * True when the CLI advertises no capabilities at all (2.1.176 and older): it has none of them. False when it advertised a list; null while that is not known.
    */
-  legacy?: boolean | null;
+  legacy: boolean | null;
   /**
    * The oldest CLI version the bridge supports.
    */
-  minimumVersion?: string;
+  minimumVersion: string;
   /**
    * The executable.
    */
@@ -1515,11 +1520,11 @@ export interface CliInfo {
   /**
    * False below `minimumVersion`: the bridge still runs it, but untested; null when the version is unknown.
    */
-  supported?: boolean | null;
+  supported: boolean | null;
   /**
    * `claude --version` (e.g. `2.1.332`); null when it could not be read.
    */
-  version?: string | null;
+  version: string | null;
 }
 /**
  * The bridge's name and version.
@@ -1560,13 +1565,13 @@ export interface CreateResult {
   /**
    * The CLI's account information (API key source, provider).
    */
-  account?: {
+  account: {
     [k: string]: unknown;
   } | null;
   /**
    * The session's CLI: version, support, and its capabilities when already known.
    */
-  cli?: CliInfo | null;
+  cli: CliInfo | null;
   /**
    * The CLI executable that runs.
    */
@@ -1574,7 +1579,7 @@ export interface CreateResult {
   /**
    * Slash commands the CLI offers.
    */
-  commands?: {
+  commands: {
     [k: string]: unknown;
   }[];
   /**
@@ -1584,23 +1589,23 @@ export interface CreateResult {
   /**
    * The CLI's full `initialize` answer.
    */
-  initialize?: {
+  initialize: {
     [k: string]: unknown;
   };
   /**
    * The model, when the CLI reported one at start.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * Models the CLI offers.
    */
-  models?: {
+  models: {
     [k: string]: unknown;
   }[];
   /**
    * The permission mode the CLI reported at start.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The CLI's process id.
    */
@@ -1612,7 +1617,7 @@ export interface CreateResult {
   /**
    * True when a warm spare from the pool was handed out (no spawn wait).
    */
-  warm?: boolean;
+  warm: boolean;
 }
 /**
  * The successful answer to `session/send`.
@@ -1629,15 +1634,15 @@ export interface TurnResult {
   /**
    * The HTTP status of the API error that ended the turn, if one did.
    */
-  apiErrorStatus?: number | null;
+  apiErrorStatus: number | null;
   /**
    * The CLI's own session id (`resume` takes it).
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * One per user input of the turn (the prompt, then each `session/message`).
    */
-  commandUuids?: string[];
+  commandUuids: string[];
   /**
    * What this turn cost (the change of the CLI's running total).
    */
@@ -1661,7 +1666,7 @@ export interface TurnResult {
   /**
    * How many CLI results the turn had (live messages each get one).
    */
-  results?: number;
+  results: number;
   /**
    * The model's stop reason (`end_turn`, ...); null when interrupted.
    */
@@ -1685,7 +1690,7 @@ export interface TurnResult {
   /**
    * Token usage of the last result, as the CLI reported it.
    */
-  usage?: {
+  usage: {
     [k: string]: unknown;
   } | null;
 }
@@ -1803,15 +1808,15 @@ export interface SessionStatus {
   /**
    * The session's budget, when it has one.
    */
-  budgetUsd?: number | null;
+  budgetUsd: number | null;
   /**
    * The CLI's own session id, once it reported one.
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * The session's CLI: version, support, and its capabilities once a turn started.
    */
-  cli?: CliInfo | null;
+  cli: CliInfo | null;
   /**
    * The session's working directory.
    */
@@ -1823,15 +1828,15 @@ export interface SessionStatus {
   /**
    * The model, as last reported or set.
    */
-  model?: string | null;
+  model: string | null;
   /**
    * Request ids of deferred permission requests awaiting `session/respondPermission`.
    */
-  pendingPermissions?: string[];
+  pendingPermissions: string[];
   /**
    * The permission mode, as last reported or set.
    */
-  permissionMode?: string | null;
+  permissionMode: string | null;
   /**
    * The CLI's process id.
    */
@@ -1934,7 +1939,7 @@ export interface HistoryEntry {
   /**
    * The bridge session holding the conversation now, if any.
    */
-  liveSessionId?: string | null;
+  liveSessionId: string | null;
   /**
    * Messages `session/transcript` returns for it (one per content block, as the CLI stores them).
    */
@@ -2055,15 +2060,15 @@ export interface ErrorData {
   /**
    * For Unsupported: the CLI capability that is missing.
    */
-  capability?: string | null;
+  capability: string | null;
   /**
    * For HistoryNotFound and ConversationInUse: the conversation.
    */
-  claudeSessionId?: string | null;
+  claudeSessionId: string | null;
   /**
    * For ProcessFailed: how the CLI ended.
    */
-  exitStatus?: ExitStatus | null;
+  exitStatus: ExitStatus | null;
   /**
    * The error's name, e.g. `SessionNotFound`.
    */
@@ -2071,17 +2076,17 @@ export interface ErrorData {
   /**
    * For LimitExceeded / DeadlineExceeded: which limit.
    */
-  limit?: string | null;
+  limit: string | null;
   /**
    * For InvalidParams: the offending field, e.g. `$.prompt`.
    */
-  path?: string | null;
+  path: string | null;
   /**
    * For SessionNotFound: the id that was asked for; for ConversationInUse: the live session holding the conversation.
    */
-  sessionId?: string | null;
+  sessionId: string | null;
   /**
    * For CliNotFound: every place looked at.
    */
-  tried?: string[] | null;
+  tried: string[] | null;
 }
