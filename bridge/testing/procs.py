@@ -50,15 +50,27 @@ def _live_where(index: int, value: int) -> list[int]:
     return found
 
 
+def _is_guard(pid: int) -> bool:
+    """True for the host's orphan guard (``bridge/duplex/guard.py``), a long-lived helper
+    the library starts beside the first CLI: not one of the sessions' processes."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except OSError:
+        return False
+    return any(arg.endswith(b"/bridge/duplex/guard.py") for arg in argv)
+
+
 def children(parent: int, *, zombies: bool = False) -> list[int]:
-    """The children of ``parent`` (running ones; zombies too with ``zombies=True``)."""
+    """The children of ``parent`` (running ones; zombies too with ``zombies=True``),
+    leaving out the library's orphan guard."""
     if not zombies:
-        return _live_where(1, parent)
+        return [pid for pid in _live_where(1, parent) if not _is_guard(pid)]
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             fields = _stat(entry)
-            if fields is not None and int(fields[1]) == parent:
+            if fields is not None and int(fields[1]) == parent and not _is_guard(int(entry)):
                 found.append(int(entry))
     return found
 
