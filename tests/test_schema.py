@@ -210,7 +210,7 @@ def test_every_example_in_protocol_md_validates(contract: ContractValidator) -> 
             {
                 "jsonrpc": "2.0",
                 "method": "session/event",
-                "params": {"sessionId": SID, "seq": 1, "event": event},
+                "params": {"sessionId": SID, "seq": 1, "event": event, "replay": False},
             }
         )
     assert checked > 50
@@ -228,14 +228,19 @@ def _request(method: str, params: Any = None, msg_id: int = 7) -> dict[str, Any]
 
 def _data(kind: str) -> dict[str, Any]:
     """Error data as the bridge sends it: every member, unset ones null."""
-    return {"kind": kind, **dict.fromkeys(("path", "tried", "exitStatus", "limit", "sessionId"))}
+    return {
+        "kind": kind,
+        **dict.fromkeys(
+            ("path", "tried", "exitStatus", "limit", "sessionId", "claudeSessionId", "capability")
+        ),
+    }
 
 
 def _event(event: dict[str, Any]) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "session/event",
-        "params": {"sessionId": SID, "seq": 3, "event": event},
+        "params": {"sessionId": SID, "seq": 3, "event": event, "replay": False},
     }
 
 

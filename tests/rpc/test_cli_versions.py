@@ -81,7 +81,7 @@ async def test_cancel_queued_on_an_older_cli_is_refused_as_unsupported(
         result = (await client.response(turn))["result"]
     assert error["code"] == ErrorCode.UNSUPPORTED == -31015
     assert error["data"] == {"kind": "Unsupported", "capability": "interrupt_cancel_queued_v1"} | {
-        k: None for k in ("path", "tried", "exitStatus", "limit", "sessionId")
+        k: None for k in ("path", "tried", "exitStatus", "limit", "sessionId", "claudeSessionId")
     }
     assert status["state"] == "busy"  # the refusal interrupted nothing
     assert plain == {"stillQueued": None, "cancelled": None}  # unknown, not "none"
