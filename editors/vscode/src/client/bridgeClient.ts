@@ -251,7 +251,8 @@ export class BridgeClient implements Disposable {
     if (transport) {
       const exit = await Promise.race([
         this.exited,
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref()),
+        // The exit event can trail the failed write by seconds on a loaded machine.
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000).unref()),
       ]);
       if (exit) return new BridgeExitedError(exit);
     }
