@@ -63,6 +63,7 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
     history.ConversationNotFound: wire.ErrorCode.HISTORY_NOT_FOUND,
     duplex.Unsupported: wire.ErrorCode.UNSUPPORTED,
+    duplex.ProtocolError: wire.ErrorCode.SESSION_CLOSED,  # the session was closed for it
 }
 
 
