@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from bridge import __version__, duplex
+from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 
 from . import tools, wire
@@ -538,13 +538,13 @@ class AcpAgent:
 
     async def _drain(self, live: _Live) -> None:
         """Wait until the pump has sent every event of the turn that just ended."""
-        with anyio.move_on_after(5):
+        with anyio.move_on_after(timeouts.TURN_EVENTS_DRAIN):
             while (live.sub.pending or live.pump_busy) and not live.pump_done.is_set():
                 await live.pump_progress.wait()
 
     async def _report_usage(self, live: _Live) -> None:
         try:
-            with anyio.fail_after(10):
+            with anyio.fail_after(timeouts.CONTEXT_USAGE_REPORT):
                 usage = await live.session.get_context_usage()
         except (duplex.DuplexError, TimeoutError):
             return

@@ -23,6 +23,7 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
+from bridge import timeouts
 from bridge.rpc.framing import BadHeader, MessageReader, TooLarge
 from bridge.rpc.outbound import Outbound
 
@@ -119,7 +120,7 @@ class Endpoint:
                 await self._read_loop()
             self.closed = True
             self._fail_waiters()
-            with anyio.move_on_after(1.0):  # answers already queued still go out
+            with anyio.move_on_after(timeouts.ANSWERS_FLUSH):  # answers already queued still go out
                 await self._outbound.flush()
             self._outbound.close()
             tg.cancel_scope.cancel()

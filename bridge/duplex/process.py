@@ -32,6 +32,7 @@ from typing import Literal
 import anyio
 import msgspec
 
+from .. import timeouts
 from . import guard
 from .errors import CliNotFound, ProcessFailed
 
@@ -360,7 +361,7 @@ class CliProcess:
             await self._kill_leftovers()
         # What the child wrote to stderr just before it exited may not be read yet:
         # the status carries the tail, so wait (briefly) for the drain to reach EOF.
-        with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(timeouts.STDERR_DRAIN):
             await self._stderr_done.wait()
         self._exit = ExitStatus.from_returncode(rc, self.stderr_tail())
         self._exited.set()
@@ -399,7 +400,7 @@ class CliProcess:
                     await self.wait()
             if self._exit is None:
                 self._signal_group(signal.SIGKILL)
-                with anyio.move_on_after(5):
+                with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
                     await self.wait()
         return self.exit_status, self._exit is not None
 
@@ -440,7 +441,7 @@ class CliProcess:
             except (ProcessLookupError, PermissionError):
                 continue
         try:
-            with anyio.move_on_after(2):
+            with anyio.move_on_after(timeouts.STRAYS_EXIT):
                 for fd in pidfds:  # readable once that process has exited
                     await anyio.wait_readable(fd)
         finally:

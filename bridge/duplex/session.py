@@ -38,6 +38,7 @@ from typing import Any
 import anyio
 import msgspec
 
+from .. import timeouts
 from .discovery import find_cli
 from .errors import (
     ControlError,
@@ -414,7 +415,7 @@ class DuplexSession:
             with anyio.CancelScope(shield=True):
                 if proc.exit_status.state == "running":
                     proc.kill_now()
-                    with anyio.move_on_after(5):
+                    with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
                         await proc.reap()
                 proc.close_pipes()
                 self._finish()
@@ -431,10 +432,10 @@ class DuplexSession:
         """
         with anyio.CancelScope(shield=True):
             if isinstance(cause, ProcessFailed):
-                with anyio.move_on_after(2):
+                with anyio.move_on_after(timeouts.REJECTED_START_EXIT):
                     await proc.wait()
             proc.kill_now()
-            with anyio.move_on_after(5):
+            with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
                 await proc.wait()
         status = proc.exit_status
         if status.code is not None:
@@ -462,7 +463,7 @@ class DuplexSession:
             self.options.close_grace if grace is None else grace,
             self.options.kill_grace if kill_grace is None else kill_grace,
         )
-        with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(timeouts.SESSION_FINISH):
             await self._finished.wait()
         if self._close_result is None:
             self._close_result = CloseResult(status, reaped, proc.stderr_tail())
@@ -1157,7 +1158,7 @@ class DuplexSession:
 
     async def _reap(self, proc: CliProcess) -> None:
         await proc.reap()
-        with anyio.move_on_after(5):
+        with anyio.move_on_after(timeouts.READER_DRAIN):
             await self._reader_done.wait()
         self._finish()
         if self._tg is not None:

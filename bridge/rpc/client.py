@@ -29,6 +29,8 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
+from bridge import timeouts
+
 from .framing import MessageReader
 
 __all__ = ["BridgeClient", "ConnectionLost", "RemoteError"]
@@ -106,7 +108,7 @@ class BridgeClient:
         finally:
             with anyio.CancelScope(shield=True):
                 await process.stdin.aclose()
-                with anyio.move_on_after(10):
+                with anyio.move_on_after(timeouts.PROCESS_WAIT):
                     await process.wait()
                 if process.returncode is None:
                     process.kill()

@@ -40,7 +40,7 @@ from pygls.protocol import JsonRPCProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.server import JsonRPCServer
 
-from bridge import __version__, duplex
+from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, parse_version, version_supported
 
@@ -259,7 +259,7 @@ class Bridge:
                 with anyio.CancelScope(shield=True):
                     await self.pool.aclose()
                     await self._close_all("shutdown", self.config.shutdown_grace)
-                    with anyio.move_on_after(1.0):
+                    with anyio.move_on_after(timeouts.INFLIGHT_SETTLE):
                         while self._inflight:  # let requests answer (their sessions are gone)
                             self._idle = anyio.Event()
                             await self._idle.wait()
@@ -335,7 +335,7 @@ class Bridge:
                 raw = None
             known.version = raw if raw is not None and parse_version(raw) is not None else None
             known.probed.set()
-        with anyio.move_on_after(10):
+        with anyio.move_on_after(timeouts.CLI_PROBE):
             await known.probed.wait()
         return known
 
@@ -747,7 +747,7 @@ class Bridge:
                 self.pool.replenish(key, functools.partial(self._spare, options))
             else:  # start the replacement once this session's first turn is out of the way
                 self._tg.start_soon(self._replenish_later, entry, key, options)
-        with anyio.move_on_after(5):
+        with anyio.move_on_after(timeouts.CLI_PROBE):
             entry.cli = await self._known_cli(str(cli))
         self._warn_if_unsupported(str(cli), entry.cli)
         info = session.server_info
@@ -836,8 +836,8 @@ class Bridge:
         self, entry: _Entry, key: str, options: duplex.DuplexOptions
     ) -> None:
         """A spare was handed out: start its replacement after the new session's first
-        turn (or 5 s), so the two do not compete for the CPU during that turn."""
-        with anyio.move_on_after(5):
+        turn (or a few seconds), so the two do not compete for the CPU during that turn."""
+        with anyio.move_on_after(timeouts.REPLENISH_DELAY):
             await entry.first_turn_done.wait()
         if self.pool is not None:
             self.pool.replenish(key, functools.partial(self._spare, options))
@@ -1220,7 +1220,7 @@ class Bridge:
 
     async def _send_exited(self, entry: _Entry) -> None:
         session = entry.session
-        with anyio.move_on_after(10):
+        with anyio.move_on_after(timeouts.SESSION_FINISH):
             await session.wait_for_exit()
         failure = session.failure
         status = session.exit_status
@@ -1269,7 +1269,7 @@ class Bridge:
                     if entry.exit_reason is None:
                         entry.exit_reason = reason
                     tg.start_soon(self._close_quietly, entry, grace)
-        with anyio.move_on_after(2):
+        with anyio.move_on_after(timeouts.EXITED_NOTICE_WAIT):
             for entry in list(self.sessions.values()):
                 await entry.exited_sent.wait()
 
