@@ -300,6 +300,11 @@ def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
                 os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
+        # Emacs's kill-emacs-hook may be cut short when its terminal is gone; then the
+        # bridge sees its input end and closes its session on its own time.
+        deadline = time.monotonic() + 20
+        while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
         assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
 
