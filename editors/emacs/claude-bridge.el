@@ -76,6 +76,19 @@ For example (:appendSystemPrompt \"Be terse.\" :effort \"high\")."
   :type 'number
   :group 'claude-bridge)
 
+;; A streaming turn conses a few kilobytes per event (jsonrpc.el's
+;; parse, a temporary buffer per message); with the default threshold
+;; Emacs collects garbage a dozen times a second during a fast stream,
+;; and one collection is the longest pause the user feels.
+(defcustom claude-bridge-streaming-gc-cons-threshold (* 64 1024 1024)
+  "The `gc-cons-threshold' while a turn streams; nil leaves it alone.
+When larger than the current threshold, it applies from the start of
+a turn until no turn of any chat runs, then the previous value comes
+back (unless something else changed it in between).  The garbage of
+the stream is then collected once, after the turn."
+  :type '(choice (const :tag "Leave gc-cons-threshold alone" nil) integer)
+  :group 'claude-bridge)
+
 (defcustom claude-bridge-turn-done-hook nil
   "Hook run when a turn ends, with the session and the turn result.
 The result is the `session/send' result plist (:text, :costUsd,
@@ -214,7 +227,8 @@ Signal an error if there is none, unless NOERROR."
                     (plist-get params :reason)
                     (if (plist-get params :error)
                         (format ": %s" (plist-get params :error)) "")
-                    (if (string-empty-p tail) "" (format "\n%s" tail)))))))))
+                    (if (string-empty-p tail) "" (format "\n%s" tail)))))))
+       (claude-bridge--streaming-ended)))
     ('window/logMessage
      (when (eql (plist-get params :type) 1)
        (message "claude-bridge: %s" (plist-get params :message))))
@@ -253,6 +267,7 @@ Signal an error if there is none, unless NOERROR."
         (when (eq (claude-bridge-session-state session) 'starting)
           (setq reported t)
           (claude-bridge-model-exited session msg))))
+    (claude-bridge--streaming-ended)
     (when reported
       (message "%s" msg))))
 
@@ -349,10 +364,34 @@ The project is the `project.el' root of DIRECTORY (default:
 
 ;;;; Turns
 
+(defvar claude-bridge--saved-gc-cons-threshold nil
+  "The `gc-cons-threshold' to restore when no turn streams, or nil.")
+
+(defun claude-bridge--streaming-started ()
+  "Raise `gc-cons-threshold' for a streaming turn, see the option of that name."
+  (when (and claude-bridge-streaming-gc-cons-threshold
+             (null claude-bridge--saved-gc-cons-threshold)
+             (< gc-cons-threshold claude-bridge-streaming-gc-cons-threshold))
+    (setq claude-bridge--saved-gc-cons-threshold gc-cons-threshold
+          gc-cons-threshold claude-bridge-streaming-gc-cons-threshold)))
+
+(defun claude-bridge--streaming-ended ()
+  "Restore `gc-cons-threshold' when no turn of any session is running."
+  (when (and claude-bridge--saved-gc-cons-threshold
+             (not (cl-some (lambda (buf)
+                             (eq (claude-bridge-session-state
+                                  (buffer-local-value 'claude-bridge--session buf))
+                                 'running))
+                           (claude-bridge--chat-buffers))))
+    (when (eql gc-cons-threshold claude-bridge-streaming-gc-cons-threshold)
+      (setq gc-cons-threshold claude-bridge--saved-gc-cons-threshold))
+    (setq claude-bridge--saved-gc-cons-threshold nil)))
+
 (defun claude-bridge--turn-done (session result)
   "Record the end of SESSION's turn with RESULT and run the hooks."
   (let ((item (claude-bridge-model-turn-ended session result)))
     (claude-bridge--flush session)
+    (claude-bridge--streaming-ended)
     (when (claude-bridge--live-p session)
       (claude-bridge-client-call
        "session/getContextUsage" (list :sessionId (claude-bridge-session-id session))
@@ -375,6 +414,7 @@ ITEM is the prompt's item in the chat, when it is there already."
                         session 'notice
                         (format "Not sent: %s" (claude-bridge-client-error-message err))))))
       (claude-bridge-model-turn-started session prompt item)
+      (claude-bridge--streaming-started)
       (claude-bridge-client-call
        "session/send" (list :sessionId id :prompt prompt)
        :on-result (lambda (result) (claude-bridge--turn-done session result))
@@ -382,6 +422,7 @@ ITEM is the prompt's item in the chat, when it is there already."
        (lambda (err)
          (when (eq (claude-bridge-session-state session) 'running)
            (setf (claude-bridge-session-state session) 'idle))
+         (claude-bridge--streaming-ended)
          (unless (eql (plist-get err :code) -1) ; the bridge died: reported already
            (claude-bridge-model-add
             session 'notice

@@ -223,6 +223,40 @@
         (should (string-match-p "❯ stream please" (cbt-buffer-text buf)))
         (should (string-match-p "── .* this turn · \\$" (cbt-buffer-text buf)))))))
 
+;;;; Garbage collection while streaming
+
+(ert-deftest claude-bridge-test-gc-threshold-is-raised-while-a-turn-streams-then-restored ()
+  (cbt-with-chat (buf dir)
+    (ignore dir)
+    (let ((gc-cons-threshold 800000)
+          (claude-bridge-streaming-gc-cons-threshold (* 32 1024 1024))
+          (session (cbt-session buf))
+          (slow (cbt-slow-text 20))
+          seen)
+      (cbt-enqueue slow)
+      (claude-bridge-send "talk slowly" session)
+      (cbt-wait "some streamed words" (lambda () (> (claude-bridge-session-deltas session) 2)))
+      (setq seen gc-cons-threshold)
+      (cbt-wait "the end of the turn"
+                (lambda () (eq (claude-bridge-session-state session) 'idle)))
+      (should (= seen (* 32 1024 1024)))
+      (should (= gc-cons-threshold 800000)))))
+
+(ert-deftest claude-bridge-test-gc-threshold-left-alone-when-the-option-is-nil ()
+  (cbt-with-chat (buf dir)
+    (ignore dir)
+    (let ((gc-cons-threshold 800000)
+          (claude-bridge-streaming-gc-cons-threshold nil)
+          (session (cbt-session buf))
+          seen)
+      (cbt-enqueue (cbt-slow-text 10))
+      (claude-bridge-send "talk slowly" session)
+      (cbt-wait "some streamed words" (lambda () (> (claude-bridge-session-deltas session) 2)))
+      (setq seen gc-cons-threshold)
+      (cbt-wait "the end of the turn"
+                (lambda () (eq (claude-bridge-session-state session) 'idle)))
+      (should (= seen 800000)))))
+
 ;;;; Sending before the session is up
 
 (ert-deftest claude-bridge-test-prompt-sent-while-starting-goes-once-it-is-up ()
