@@ -187,7 +187,7 @@ class Run:
                 kill_group(pid)
 
 
-async def main(args: argparse.Namespace, npm_agent: bool) -> None:
+async def _run(args: argparse.Namespace, npm_agent: bool) -> list[Target]:
     header("acp_startup", "claude-bridge acp vs claude-agent-acp on the real CLI, fake API")
     node = shutil.which("node")
     with workdir() as tmp, real_cli_offline(tmp) as (cli, env):
@@ -262,11 +262,16 @@ async def main(args: argparse.Namespace, npm_agent: bool) -> None:
             )
         )
     print_targets(targets)
+    return targets
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> list[Target]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="sessions timed per agent")
     parser.add_argument("--churn", type=int, default=100, help="sessions opened and closed")
     parser.add_argument("--pause", type=float, default=2.0, help="seconds between timed sessions")
-    anyio.run(main, parser.parse_args(), NPM_AGENT.exists())
+    return anyio.run(_run, parser.parse_args(argv), NPM_AGENT.exists())
+
+
+if __name__ == "__main__":
+    main()

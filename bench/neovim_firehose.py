@@ -239,11 +239,11 @@ def first_char(env: dict[str, str], project: Path, warm: bool) -> tuple[float, b
     return float(ms), was_warm
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[Target]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--reps", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     header("neovim_firehose", "the Neovim plugin: a firehose into the chat, and cold start")
     with workdir("bench-neovim-") as tmp:
         project = tmp / "project"
@@ -329,22 +329,22 @@ def main() -> None:
             ],
         )
         worst = median([r["worst"] for r in runs])
-        print_targets(
-            [
-                Target(
-                    "firehose responsiveness",
-                    "<= 50 ms worst timer delay",
-                    f"{worst:.1f} ms",
-                    worst <= 50,
-                ),
-                Target(
-                    "firehose exact text",
-                    "buffer == reply",
-                    "yes" if all(r["exact"] for r in runs) else "no",
-                    all(r["exact"] for r in runs),
-                ),
-            ]
-        )
+        targets = [
+            Target(
+                "firehose responsiveness",
+                "<= 50 ms worst timer delay",
+                f"{worst:.1f} ms",
+                worst <= 50,
+            ),
+            Target(
+                "firehose exact text",
+                "buffer == reply",
+                "yes" if all(r["exact"] for r in runs) else "no",
+                all(r["exact"] for r in runs),
+            ),
+        ]
+        print_targets(targets)
+        return targets
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Run every benchmark with its defaults and print all their tables, then every target.
 
     python bench/run_all.py            # about two and a half minutes on 2 cores
-    python bench/run_all.py --only throughput latency
+    python bench/run_all.py --editors  # and the editors' and ACP's (what scripts/test-deps
+                                       # installs; about three minutes more)
+    python bench/run_all.py --only throughput emacs_firehose
     python bench/run_all.py --markdown # also print the summary as a Markdown table
 
 Each benchmark also runs alone: ``python bench/<name>.py --help``. Every figure
@@ -28,16 +30,22 @@ BENCHMARKS = (
     "release",
     "pipelined",
 )
+EDITORS = ("emacs_firehose", "neovim_firehose", "vscode_firehose", "acp_startup")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    parser.add_argument(
+        "--only", nargs="+", choices=BENCHMARKS + EDITORS, help="run only these benchmarks"
+    )
+    parser.add_argument(
+        "--editors", action="store_true", help="also run the editor and ACP benchmarks"
+    )
     parser.add_argument(
         "--markdown", action="store_true", help="also print the summary as a Markdown table"
     )
     args = parser.parse_args(argv)
-    chosen = args.only or list(BENCHMARKS)
+    chosen = args.only or list(BENCHMARKS) + (list(EDITORS) if args.editors else [])
     results: list[tuple[str, Target]] = []
     began = time.perf_counter()
     for name in chosen:
