@@ -49,7 +49,9 @@ TAG = "CLAUDE_BRIDGE_BENCH_TAG"
 
 
 def tagged(tag: str) -> list[int]:
-    """Running processes whose environment carries ``TAG=tag`` (zombies excluded)."""
+    """Running processes whose environment carries ``TAG=tag`` (zombies excluded), but
+    not the bridge's orphan guard (one per agent process, ``bridge/duplex/guard.py``),
+    which is part of the agent and leaves with it."""
     found = []
     needle = f"{TAG}={tag}".encode()
     for entry in os.listdir("/proc"):
@@ -58,6 +60,9 @@ def tagged(tag: str) -> list[int]:
         try:
             with open(f"/proc/{entry}/stat", "rb") as stat:
                 if stat.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
+                    continue
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                if any(a.endswith(b"/bridge/duplex/guard.py") for a in cmdline.read().split(b"\0")):
                     continue
             with open(f"/proc/{entry}/environ", "rb") as environ:
                 if needle in environ.read().split(b"\0"):
