@@ -36,6 +36,7 @@ import msgspec
 from bridge.duplex.features import MIN_CLI_VERSION, TESTED_CLI_VERSIONS
 
 from . import wire
+from .wire.common import _Wire
 
 __all__ = [
     "GENERIC_ERRORS",
@@ -83,14 +84,17 @@ def _clean(text: str) -> str:
 
 
 def _field_docs() -> dict[str, dict[str, str]]:
-    """``{class name: {python field name: docstring}}`` read from wire.py's source.
+    """``{class name: {python field name: docstring}}`` read from the wire modules' source.
 
     msgspec does not see field docstrings (plain string literals after a field),
     so they are taken from the syntax tree.
     """
-    tree = ast.parse(inspect.getsource(wire))
+    modules = sorted({cls.__module__ for cls in wire_types()})
+    body = [
+        node for name in modules for node in ast.parse(inspect.getsource(sys.modules[name])).body
+    ]
     out: dict[str, dict[str, str]] = {}
-    for node in tree.body:
+    for node in body:
         if not isinstance(node, ast.ClassDef):
             continue
         docs: dict[str, str] = {}
@@ -116,8 +120,8 @@ def wire_types() -> list[type[msgspec.Struct]]:
     for name, value in vars(wire).items():
         if (
             isinstance(value, type)
-            and issubclass(value, wire._Wire)
-            and value.__module__ == wire.__name__
+            and issubclass(value, _Wire)
+            and value.__module__.startswith(f"{wire.__name__}.")
             and not name.startswith("_")
         ):
             found.append(value)
