@@ -58,7 +58,7 @@ def check_examples(schema: JsonObj) -> bool:
     try:
         import jsonschema  # type: ignore[import-untyped,unused-ignore]
 
-        from bridge.testing.contract import ContractValidator
+        from .contract import ContractValidator
     except ImportError:
         jsonschema = None
     validator = ContractValidator(schema) if jsonschema is not None else None
