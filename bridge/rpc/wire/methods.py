@@ -1,0 +1,323 @@
+"""The method table: every method's name, direction, kind, types and errors."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .common import Empty, ErrorCode
+from .events import CancelParams, EventParams, ExitedParams, LogMessageParams, ProgressParams
+from .history import (
+    ConversationParams,
+    HistoryParams,
+    HistoryResult,
+    RenameHistoryParams,
+    TranscriptResult,
+)
+from .permissions import PermissionDecision, PermissionParams, RespondPermissionParams
+from .session import (
+    CloseResult,
+    ContextUsageResult,
+    CreateParams,
+    CreateResult,
+    InitializeParams,
+    InitializeResult,
+    ListParams,
+    ListResult,
+    SessionParams,
+    SessionStatus,
+    SetModelParams,
+    SetModelResult,
+    SetPermissionModeParams,
+    SetPermissionModeResult,
+)
+from .turns import (
+    InterruptParams,
+    InterruptResult,
+    MessageParams,
+    MessageResult,
+    SendParams,
+    TurnResult,
+)
+
+__all__ = [
+    "METHODS",
+    "METHODS_BY_NAME",
+    "Method",
+]
+
+
+class Method(msgspec.Struct, frozen=True):
+    """One method of the protocol."""
+
+    name: str
+    direction: Literal["clientToServer", "serverToClient", "both"]
+    kind: Literal["request", "notification"]
+    params: type | None
+    result: type | None
+    errors: tuple[int, ...] = ()
+    summary: str = ""
+    params_optional: bool = False
+
+
+_SESSION_ERRORS = (ErrorCode.INVALID_PARAMS, ErrorCode.SESSION_NOT_FOUND)
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        "initialize",
+        "clientToServer",
+        "request",
+        InitializeParams,
+        InitializeResult,
+        (ErrorCode.INVALID_PARAMS,),
+        "Start the connection; declare whether the client answers permission prompts.",
+        params_optional=True,
+    ),
+    Method(
+        "initialized",
+        "clientToServer",
+        "notification",
+        Empty,
+        None,
+        (),
+        "The client got the initialize result.",
+        params_optional=True,
+    ),
+    Method(
+        "shutdown",
+        "clientToServer",
+        "request",
+        None,
+        None,
+        (),
+        "Close every session (their processes are reaped); then only `exit` is accepted.",
+    ),
+    Method(
+        "exit",
+        "clientToServer",
+        "notification",
+        None,
+        None,
+        (),
+        "Exit the bridge (code 0 after shutdown, 1 without); sessions are closed first.",
+    ),
+    Method(
+        "session/create",
+        "clientToServer",
+        "request",
+        CreateParams,
+        CreateResult,
+        (
+            ErrorCode.INVALID_PARAMS,
+            ErrorCode.CLI_NOT_FOUND,
+            ErrorCode.PROCESS_FAILED,
+            ErrorCode.HISTORY_NOT_FOUND,
+        ),
+        "Spawn a CLI session and wait until it answered its handshake (with `resume` and "
+        "`replay`, the conversation's past messages come first as events).",
+    ),
+    Method(
+        "session/send",
+        "clientToServer",
+        "request",
+        SendParams,
+        TurnResult,
+        (
+            *_SESSION_ERRORS,
+            ErrorCode.TURN_IN_FLIGHT,
+            ErrorCode.SESSION_CLOSED,
+            ErrorCode.BUDGET_EXCEEDED,
+            ErrorCode.LIMIT_EXCEEDED,
+            ErrorCode.DEADLINE_EXCEEDED,
+            ErrorCode.PROCESS_FAILED,
+        ),
+        "Run a turn; events stream as `session/event`; the result comes when the turn "
+        "ends. `$/cancelRequest` on it interrupts the turn (the result then has "
+        "`interrupted: true`).",
+    ),
+    Method(
+        "session/message",
+        "clientToServer",
+        "request",
+        MessageParams,
+        MessageResult,
+        (*_SESSION_ERRORS, ErrorCode.NOT_SENT, ErrorCode.SESSION_CLOSED),
+        "Write more input into the running turn; it gets its own result within the turn.",
+    ),
+    Method(
+        "session/interrupt",
+        "clientToServer",
+        "request",
+        InterruptParams,
+        InterruptResult,
+        (
+            *_SESSION_ERRORS,
+            ErrorCode.SESSION_CLOSED,
+            ErrorCode.CONTROL_ERROR,
+            ErrorCode.UNSUPPORTED,
+        ),
+        "Stop the running turn and keep the process (harmless with no turn).",
+    ),
+    Method(
+        "session/respondPermission",
+        "clientToServer",
+        "request",
+        RespondPermissionParams,
+        Empty,
+        (*_SESSION_ERRORS, ErrorCode.UNKNOWN_REQUEST),
+        "Answer a permission request the client deferred.",
+    ),
+    Method(
+        "session/setModel",
+        "clientToServer",
+        "request",
+        SetModelParams,
+        SetModelResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "Switch the model for the next turns.",
+    ),
+    Method(
+        "session/setPermissionMode",
+        "clientToServer",
+        "request",
+        SetPermissionModeParams,
+        SetPermissionModeResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "Switch the permission mode.",
+    ),
+    Method(
+        "session/getContextUsage",
+        "clientToServer",
+        "request",
+        SessionParams,
+        ContextUsageResult,
+        (*_SESSION_ERRORS, ErrorCode.SESSION_CLOSED, ErrorCode.CONTROL_ERROR),
+        "The CLI's context-window usage.",
+    ),
+    Method(
+        "session/status",
+        "clientToServer",
+        "request",
+        SessionParams,
+        SessionStatus,
+        _SESSION_ERRORS,
+        "Liveness, exit status, turn in flight, costs.",
+    ),
+    Method(
+        "session/list",
+        "clientToServer",
+        "request",
+        ListParams,
+        ListResult,
+        (),
+        "Every session of this connection, open or exited.",
+        params_optional=True,
+    ),
+    Method(
+        "session/history",
+        "clientToServer",
+        "request",
+        HistoryParams,
+        HistoryResult,
+        (ErrorCode.INVALID_PARAMS,),
+        "The earlier conversations the CLI keeps for a directory, newest first.",
+    ),
+    Method(
+        "session/transcript",
+        "clientToServer",
+        "request",
+        ConversationParams,
+        TranscriptResult,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
+        "One earlier conversation's messages, as session events.",
+    ),
+    Method(
+        "session/renameHistory",
+        "clientToServer",
+        "request",
+        RenameHistoryParams,
+        Empty,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
+        "Give an earlier conversation a title.",
+    ),
+    Method(
+        "session/deleteHistory",
+        "clientToServer",
+        "request",
+        ConversationParams,
+        Empty,
+        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND, ErrorCode.CONVERSATION_IN_USE),
+        "Delete an earlier conversation's transcript (refused while a live session holds it).",
+    ),
+    Method(
+        "session/close",
+        "clientToServer",
+        "request",
+        SessionParams,
+        CloseResult,
+        _SESSION_ERRORS,
+        "Close gracefully (stdin closed, then SIGTERM/SIGKILL to the process group); "
+        "returns the exit status. Closing an exited session returns its status again.",
+    ),
+    Method(
+        "$/cancelRequest",
+        "both",
+        "notification",
+        CancelParams,
+        None,
+        (),
+        "Cancel a request. From the client: on a pending `session/send` it interrupts the "
+        "turn, any other request answers RequestCancelled. From the bridge: a "
+        "`session/requestPermission` is no longer wanted (it timed out or its turn ended).",
+    ),
+    Method(
+        "session/event",
+        "serverToClient",
+        "notification",
+        EventParams,
+        None,
+        (),
+        "One typed session event.",
+    ),
+    Method(
+        "session/exited",
+        "serverToClient",
+        "notification",
+        ExitedParams,
+        None,
+        (),
+        "A session is gone; its terminal status.",
+    ),
+    Method(
+        "session/requestPermission",
+        "serverToClient",
+        "request",
+        PermissionParams,
+        PermissionDecision,
+        (),
+        "Ask the client whether a tool may run (only clients that declared "
+        "`initializationOptions.permissions: true`). An error response denies.",
+    ),
+    Method(
+        "window/logMessage",
+        "serverToClient",
+        "notification",
+        LogMessageParams,
+        None,
+        (),
+        "Bridge diagnostics.",
+    ),
+    Method(
+        "$/progress",
+        "serverToClient",
+        "notification",
+        ProgressParams,
+        None,
+        (),
+        "Turn progress for a `session/send` that carried a `workDoneToken`.",
+    ),
+)
+"""Every method of the protocol, in reference order."""
+
+METHODS_BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
