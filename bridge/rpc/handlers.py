@@ -301,7 +301,7 @@ class Bridge:
         )
         router = session.options.permission_handler
         assert isinstance(router, PermissionRouter)
-        router.entry = entry
+        router.session = entry
         assert self._tg is not None
         if warm is None:
             await self._tg.start(self.sessions.run_session, entry)
@@ -528,4 +528,4 @@ def _bad_header(message: BadHeader) -> RpcError:
 def _unbind(entry: Entry) -> None:
     router = entry.session.options.permission_handler
     if isinstance(router, PermissionRouter):
-        router.entry = None  # no cycle: the session and its history are freed at once
+        router.session = None  # no cycle: the session and its history are freed at once

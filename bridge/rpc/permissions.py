@@ -10,8 +10,8 @@ response or an unreadable decision each deny, and say why in a
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 import msgspec
@@ -26,22 +26,32 @@ if TYPE_CHECKING:
 
 __all__ = ["PermissionBridge", "PermissionRouter", "decision"]
 
+S = TypeVar("S")
+_Decide = Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]]
 
-class PermissionRouter:
-    """A session's permission handler, bound to its entry when the session is handed out.
+
+class PermissionRouter(Generic[S]):
+    """A session's permission handler, bound to its session when it is handed out.
 
     Warm spares are spawned before anyone asked for them, so the handler cannot
-    close over an entry; the bridge binds :attr:`entry` at ``session/create``.
+    close over the session's record; the owner binds :attr:`session` when it hands
+    the spare out (the bridge's :class:`Entry`, ACP's live session), and unbinds it
+    when the session is gone. Unbound, every request is denied with ``unbound``.
     """
 
-    def __init__(self, permissions: PermissionBridge) -> None:
-        self.permissions = permissions
-        self.entry: Entry | None = None
+    def __init__(
+        self,
+        decide: Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]],
+        unbound: str,
+    ) -> None:
+        self._decide = decide
+        self._unbound = unbound
+        self.session: S | None = None
 
     async def __call__(self, request: duplex.PermissionRequest) -> duplex.Decision:
-        if self.entry is None:
-            return duplex.Deny(message="the session has not been handed to a client yet")
-        return await self.permissions.decide(self.entry, request)
+        if self.session is None:
+            return duplex.Deny(message=self._unbound)
+        return await self._decide(self.session, request)
 
 
 class PermissionBridge:
@@ -53,9 +63,9 @@ class PermissionBridge:
         """The client answers ``session/requestPermission`` (from ``initialize``)."""
         self.permission_timeout: float | None = None
 
-    def router(self) -> PermissionRouter:
+    def router(self) -> PermissionRouter[Entry]:
         """A permission handler for a new session (bound to its entry later)."""
-        return PermissionRouter(self)
+        return PermissionRouter(self.decide, "the session has not been handed to a client yet")
 
     async def decide(self, entry: Entry, request: duplex.PermissionRequest) -> duplex.Decision:
         """Ask the client (or deny for it) whether a tool may run."""
