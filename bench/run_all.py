@@ -21,6 +21,7 @@ BENCHMARKS = (
     "throughput",
     "latency",
     "startup",
+    "rpc_start",
     "memory",
     "scale",
     "history",
