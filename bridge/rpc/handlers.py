@@ -295,7 +295,7 @@ class Bridge:
             sub=session.subscribe(raw=params.raw_events),
             cwd=cwd,
             cli_path=str(cli),
-            budget=budget,
+            conversation=_conversation(session, budget),
             permission_timeout=params.permission_timeout,
             raw=params.raw_events,
         )
@@ -388,8 +388,7 @@ class Bridge:
     async def send(self, params: wire.SendParams) -> wire.TurnResult:
         """``session/send``."""
         entry = self.sessions.get(params.session_id)
-        if entry.budget is not None and entry.spent >= entry.budget:
-            raise duplex.BudgetExceeded(entry.spent, entry.budget)
+        entry.conversation.check_budget()
         token = params.work_done_token
         if token is not None:
             entry.progress_token = token
@@ -406,9 +405,9 @@ class Bridge:
                 # session.send creates the turn before its first await, so from here a
                 # cancel finds the turn to interrupt (or the send fails at once).
                 current.data.turn_started = True
-            result = await entry.session.send(params.prompt)
+            result = await entry.conversation.send(params.prompt)
+            entry.conversation.history.clear()  # a TurnResult holds every event of its turn
             outcome = "interrupted" if result.interrupted else "done"
-            entry.spent += result.cost_usd
             await self.sessions.flush(entry)  # the turn's events first, then its progress end
         finally:
             entry.first_turn_done.set()
@@ -503,6 +502,16 @@ class Bridge:
         finally:
             frames.close()  # type: ignore[attr-defined]
         await self.endpoint.outbound.wait_written(self.endpoint.outbound.enqueued)
+
+
+def _conversation(session: duplex.DuplexSession, budget: float | None) -> duplex.Conversation:
+    """The session's cost account: ``session/send`` runs through it, so a spent
+    budget refuses the next turn (BudgetExceeded)."""
+    conversation = duplex.Conversation(session)
+    # Set here, not passed: the wire takes any number, and a negative budget refuses
+    # every turn (the constructor would refuse the session instead).
+    conversation.budget_usd = budget
+    return conversation
 
 
 def _take(items: Iterator[Any], n: int) -> list[Any]:

@@ -77,11 +77,11 @@ class Entry:
     sub: duplex.Subscription
     cwd: str
     cli_path: str
-    budget: float | None
+    conversation: duplex.Conversation
+    """Turns go through it: their cost is counted against the session's budget."""
     permission_timeout: float | None
     raw: bool
     cli: KnownCli | None = None
-    spent: float = 0.0
     started: bool = False
     exit_reason: str | None = None
     progress_token: str | int | None = None
@@ -196,7 +196,7 @@ class SessionRegistry:
             model=session.model,
             permission_mode=session.permission_mode,
             pending_permissions=[r.request_id for r in session.pending_permissions()],
-            budget_usd=entry.budget,
+            budget_usd=entry.conversation.budget_usd,
             cli=self._clis.info(entry.cli_path, entry.cli, session),
         )
 
