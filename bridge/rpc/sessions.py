@@ -34,11 +34,6 @@ __all__ = ["BridgeConfig", "Entry", "SessionRegistry", "Tombstone"]
 
 log = logging.getLogger("bridge.rpc")
 
-_encoder = msgspec.json.Encoder()
-
-SEND_FLUSH_SECONDS = 2.0
-"""How long a turn result may wait for the turn's events to reach the client first."""
-
 
 @dataclass(frozen=True, kw_only=True)
 class BridgeConfig:
@@ -66,6 +61,12 @@ class BridgeConfig:
     """Warm each spare with a context-usage request (see ``duplex.warm_context``)."""
     base_env: dict[str, str] | None = None
     """Environment the CLI children inherit (default: the bridge's own)."""
+
+
+_encoder = msgspec.json.Encoder()
+
+SEND_FLUSH_SECONDS = 2.0
+"""How long a turn result may wait for the turn's events to reach the client first."""
 
 
 @dataclass
