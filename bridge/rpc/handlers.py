@@ -21,7 +21,6 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -352,11 +351,6 @@ class Bridge:
             warm=warm is not None,
             cli=self.clis.info(str(cli), entry.cli, session),
         )
-
-    async def _options(
-        self, params: wire.CreateParams
-    ) -> tuple[Path, str, duplex.DuplexOptions, str]:
-        return await create_options(params, self.config, self.permissions.router())
 
     async def _replenish_later(self, entry: Entry, key: str, options: duplex.DuplexOptions) -> None:
         """A spare was handed out: start its replacement after the new session's first
