@@ -23,6 +23,7 @@ BENCHMARKS = (
     "throughput",
     "latency",
     "startup",
+    "rpc_start",
     "memory",
     "scale",
     "history",

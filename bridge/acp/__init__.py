@@ -2,7 +2,8 @@
 
 Zed, JetBrains IDEs, CodeCompanion, avante, agent-shell and ``acpx`` start an
 ACP agent as a subprocess and speak JSON-RPC 2.0 to it, one message per line on
-stdio. :func:`serve_stdio` is that agent: :mod:`.endpoint` is the JSON-RPC peer,
+stdio. :func:`serve_stdio` is that agent: the JSON-RPC peer is the bridge protocol's
+generic :class:`~bridge.rpc.endpoint.Endpoint` (framing, dispatch, correlation),
 :mod:`.agent` the ACP methods over :class:`bridge.duplex.DuplexSession`,
 :mod:`.tools` and :mod:`.content` the translations, :mod:`.wire` the message types.
 """
@@ -13,8 +14,9 @@ import logging
 
 import anyio
 
-from .agent import AcpAgent, AcpConfig
-from .endpoint import Endpoint
+from bridge.rpc.endpoint import Endpoint
+
+from .agent import AcpAgent, AcpConfig, endpoint
 
 __all__ = ["AcpAgent", "AcpConfig", "Endpoint", "serve_stdio"]
 
@@ -45,8 +47,7 @@ def serve_stdio(config: AcpConfig, *, log_file: str | None = None, verbose: bool
     logger.setLevel(logging.DEBUG if verbose else logging.INFO)
 
     async def main() -> None:
-        endpoint = Endpoint(receive, send, max_message_bytes=config.max_message_bytes)
-        await AcpAgent(endpoint, config).serve()
+        await AcpAgent(endpoint(receive, send, config.max_message_bytes), config).serve()
 
     anyio.run(main)
     return 0

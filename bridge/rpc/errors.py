@@ -1,6 +1,7 @@
 """The single boundary where exceptions become JSON-RPC errors.
 
-Handlers raise library errors (``bridge.duplex`` types) or :class:`RpcError`;
+Handlers raise library errors (``bridge.duplex`` types) or :class:`RpcError`, and
+the endpoint its refusals (:class:`~bridge.rpc.endpoint.RpcFailure`);
 :func:`to_error` turns any of them into a wire error object with a documented
 code, a message a person can act on, and structured ``data``. Nothing else in
 the bridge builds error objects, and no traceback ever reaches the client.
@@ -17,6 +18,7 @@ from bridge import duplex
 from bridge.duplex import history
 
 from . import wire
+from .endpoint import RpcFailure
 from .events import wire_exit_status
 
 __all__ = ["RpcError", "invalid_params", "to_error"]
@@ -24,14 +26,15 @@ __all__ = ["RpcError", "invalid_params", "to_error"]
 _PATH = re.compile(r"(?:at|in) `(\$[^`]*)`")
 
 
-class RpcError(Exception):
+class RpcError(RpcFailure):
     """An error to answer with: code, message and optional data."""
 
+    data: wire.ErrorData
+
     def __init__(self, code: int, message: str, data: wire.ErrorData | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data if data is not None else wire.ErrorData(kind=_kind(code))
+        super().__init__(
+            code, message, data if data is not None else wire.ErrorData(kind=_kind(code))
+        )
 
 
 def _kind(code: int) -> str:
@@ -71,6 +74,8 @@ def to_error(exc: BaseException) -> dict[str, Any]:
     """The JSON-RPC ``error`` object for ``exc``."""
     if isinstance(exc, RpcError):
         err = exc
+    elif isinstance(exc, RpcFailure):  # the endpoint's own refusals
+        err = RpcError(exc.code, exc.message)
     elif isinstance(exc, duplex.DuplexError):
         err = _from_library(exc)
     else:

@@ -17,12 +17,33 @@ from bridge.duplex.features import terminal_reason
 
 from . import wire
 
-__all__ = ["to_wire", "wire_exit_status"]
+__all__ = ["to_wire", "turn_result", "wire_exit_status"]
 
 
 def wire_exit_status(status: duplex.ExitStatus) -> wire.ExitStatus:
     """The wire form of a process status."""
     return wire.ExitStatus(status.state, status.code, status.signal, status.stderr_tail)
+
+
+def turn_result(result: duplex.TurnResult) -> wire.TurnResult:
+    """The wire form of a finished turn (the answer to ``session/send``)."""
+    return wire.TurnResult(
+        text=result.text,
+        is_error=result.is_error,
+        subtype=result.subtype,
+        stop_reason=result.stop_reason,
+        terminal_reason=result.terminal_reason,
+        interrupted=result.interrupted,
+        cost_usd=result.cost_usd,
+        total_cost_usd=result.total_cost_usd,
+        duration_ms=result.duration_ms,
+        num_turns=result.num_turns,
+        claude_session_id=result.session_id,
+        api_error_status=result.api_error_status,
+        usage=result.usage,
+        command_uuids=result.command_uuids,
+        results=len(result.results),
+    )
 
 
 def to_wire(item: duplex.Event | duplex.Lagged) -> list[wire.Event]:

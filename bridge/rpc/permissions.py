@@ -1,0 +1,152 @@
+"""The permission bridge: the CLI's permission prompts as ``session/requestPermission``.
+
+A client that declared ``initializationOptions.permissions: true`` is asked; any
+other gets deny-all, never a hang. No answer within the timeout, an error
+response or an unreadable decision each deny, and say why in a
+``permissionDenied`` event. ``defer`` leaves the request open for
+``session/respondPermission``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import anyio
+import msgspec
+
+from bridge import duplex
+
+from . import wire
+from .endpoint import Endpoint
+
+if TYPE_CHECKING:
+    from .sessions import Entry
+
+__all__ = ["PermissionBridge", "PermissionRouter", "decision"]
+
+S = TypeVar("S")
+_Decide = Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]]
+
+
+class PermissionRouter(Generic[S]):
+    """A session's permission handler, bound to its session when it is handed out.
+
+    Warm spares are spawned before anyone asked for them, so the handler cannot
+    close over the session's record; the owner binds :attr:`session` when it hands
+    the spare out (the bridge's :class:`Entry`, ACP's live session), and unbinds it
+    when the session is gone. Unbound, every request is denied with ``unbound``.
+    """
+
+    def __init__(
+        self,
+        decide: Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]],
+        unbound: str,
+    ) -> None:
+        self._decide = decide
+        self._unbound = unbound
+        self.session: S | None = None
+
+    async def __call__(self, request: duplex.PermissionRequest) -> duplex.Decision:
+        if self.session is None:
+            return duplex.Deny(message=self._unbound)
+        return await self._decide(self.session, request)
+
+
+class PermissionBridge:
+    """Asks the client (or denies for it) whether a tool may run."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self._endpoint = endpoint
+        self.client_permissions = False
+        """The client answers ``session/requestPermission`` (from ``initialize``)."""
+        self.permission_timeout: float | None = None
+
+    def router(self) -> PermissionRouter[Entry]:
+        """A permission handler for a new session (bound to its entry later)."""
+        return PermissionRouter(self.decide, "the session has not been handed to a client yet")
+
+    async def decide(self, entry: Entry, request: duplex.PermissionRequest) -> duplex.Decision:
+        """Ask the client (or deny for it) whether a tool may run."""
+        if not self.client_permissions:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client does not answer "
+                "permission requests (initializationOptions.permissions is not true)",
+            )
+        timeout = entry.permission_timeout
+        if timeout is None:
+            timeout = self.permission_timeout
+        params = wire.PermissionParams(
+            session_id=entry.id,
+            request_id=request.request_id,
+            tool_name=request.tool_name,
+            input=request.input,
+            display_name=request.display_name,
+            tool_use_id=request.tool_use_id,
+            description=request.description,
+            suggestions=request.suggestions,
+            blocked_path=request.blocked_path,
+            decision_reason=request.decision_reason,
+            requires_user_interaction=request.requires_user_interaction,
+        )
+        try:
+            with anyio.fail_after(timeout) if timeout is not None else _nothing():
+                raw = await self._endpoint.request(
+                    "session/requestPermission",
+                    msgspec.to_builtins(params),
+                    cancel="$/cancelRequest",
+                )
+        except TimeoutError:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: no answer within {timeout:g} s",
+            )
+        except Exception as exc:  # an error response from the client denies
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client answered "
+                f"the permission request with an error: {exc}",
+            )
+        try:
+            answer = msgspec.convert(raw, wire.PermissionDecision)
+        except msgspec.ValidationError as exc:
+            return await self._auto_deny(
+                entry,
+                request,
+                f"{request.tool_name} was denied: the client's decision was invalid: {exc}",
+            )
+        return decision(answer)
+
+    async def _auto_deny(
+        self, entry: Entry, request: duplex.PermissionRequest, message: str
+    ) -> duplex.Deny:
+        await self._endpoint.outbound.put_event(
+            entry.id,
+            wire.PermissionDeniedEvent(
+                request_id=request.request_id, tool_name=request.tool_name, message=message
+            ),
+        )
+        return duplex.Deny(message=message)
+
+
+def decision(answer: wire.PermissionDecision) -> duplex.Decision:
+    """The library's decision for a client's answer."""
+    if answer.behavior == "allow":
+        return duplex.Allow(
+            updated_input=answer.updated_input, updated_permissions=answer.updated_permissions
+        )
+    if answer.behavior == "deny":
+        return duplex.Deny(
+            message=answer.message or "Denied by the user.", interrupt=answer.interrupt
+        )
+    return duplex.Defer()
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
