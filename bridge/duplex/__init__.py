@@ -52,7 +52,6 @@ from .permissions import (
     deny_all,
 )
 from .pool import WarmPool, pool_key, warm_context
-from .process import ExitStatus
 from .session import (
     CloseResult,
     DuplexSession,
@@ -66,6 +65,7 @@ from .session import (
     Subscription,
     TurnResult,
 )
+from .status import ExitStatus
 
 __all__ = [
     "Allow",

@@ -7,10 +7,9 @@ library users catch the classes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-if TYPE_CHECKING:
-    from .process import ExitStatus
+from .status import ExitStatus
 
 
 class DuplexError(Exception):

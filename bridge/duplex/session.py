@@ -71,7 +71,8 @@ from .frames import (
 )
 from .options import DuplexOptions, HookCallback
 from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
-from .process import CliProcess, ExitStatus
+from .process import CliProcess
+from .status import ExitStatus
 
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
