@@ -54,20 +54,17 @@ from .permissions import (
     deny_all,
 )
 from .pool import WarmPool, pool_key, warm_context
-from .session import (
-    CloseResult,
-    DuplexSession,
+from .session import CloseResult, DuplexSession
+from .status import ExitStatus
+from .subscriptions import (
     Event,
-    InterruptResult,
     InvalidLine,
     Lagged,
-    MessageReceipt,
     PermissionDeferred,
     SessionExited,
     Subscription,
-    TurnResult,
 )
-from .status import ExitStatus
+from .turns import InterruptResult, MessageReceipt, TurnResult
 
 __all__ = [
     "Allow",

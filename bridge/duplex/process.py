@@ -32,7 +32,7 @@ import anyio
 
 from .. import timeouts
 from . import guard
-from .errors import CliNotFound, ProcessFailed
+from .errors import CliNotFound, DuplexError, ProcessFailed
 from .status import ExitStatus
 
 __all__ = ["STDERR_RING_BYTES", "CliProcess"]
@@ -349,6 +349,29 @@ class CliProcess:
         await self._exited.wait()
         assert self._exit is not None
         return self._exit
+
+    async def failed_start(self, reason: str, cause: DuplexError | None = None) -> ProcessFailed:
+        """The CLI did not come up: reap it and report how it ended and its stderr tail.
+
+        A CLI that rejects its flags says why on stderr and exits at once (the host
+        may only see a broken pipe), so one that is exiting gets a moment to finish.
+        """
+        with anyio.CancelScope(shield=True):
+            if isinstance(cause, ProcessFailed):
+                with anyio.move_on_after(timeouts.REJECTED_START_EXIT):
+                    await self.wait()
+            self.kill_now()
+            with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
+                await self.wait()
+        status = self.exit_status
+        if status.code is not None:
+            reason += f" (exit code {status.code})"
+        elif status.signal is not None:
+            reason += f" (signal {status.signal})"
+        tail = status.stderr_tail.strip()[-2000:]
+        failure = ProcessFailed(reason + (f"; stderr: {tail}" if tail else ""), status)
+        failure.__cause__ = cause
+        return failure
 
     def close_pipes(self) -> None:
         """Close the stdout and stderr pipes once their readers are done."""
