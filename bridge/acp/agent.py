@@ -32,6 +32,16 @@ from anyio.abc import TaskGroup
 
 from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
+from bridge.duplex.frames import (
+    AssistantFrame,
+    ContentBlock,
+    StreamEvent,
+    SystemInit,
+    SystemStatus,
+    UserFrame,
+)
+from bridge.duplex.pool import WarmPool, pool_key, warm_context
+from bridge.duplex.subscriptions import Event, Lagged
 
 from . import tools, wire
 from .content import UnsupportedContent, to_messages_content
@@ -108,7 +118,7 @@ class AcpAgent:
         self.config = config or AcpConfig()
         self.sessions: dict[str, _Live] = {}
         self.client_capabilities: dict[str, Any] = {}
-        self.pool: duplex.WarmPool | None = None
+        self.pool: WarmPool | None = None
         self._tg: TaskGroup | None = None
         self._register()
 
@@ -118,11 +128,11 @@ class AcpAgent:
         """Serve until input ends, a signal, or the client vanishes; nothing is left running."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
-            self.pool = duplex.WarmPool(
+            self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
                 idle_timeout=self.config.warm_idle_timeout,
-                warmup=duplex.warm_context,
+                warmup=warm_context,
             )
             if self.config.handle_signals:
                 tg.start_soon(self._watch_signals)
@@ -225,17 +235,15 @@ class AcpAgent:
     def _config_dir(self) -> Path:
         return history.config_dir(self.config.base_env or os.environ)
 
-    def _read_history(
-        self, cwd: str, session_id: str
-    ) -> list[duplex.UserFrame | duplex.AssistantFrame]:
+    def _read_history(self, cwd: str, session_id: str) -> list[UserFrame | AssistantFrame]:
         try:
             return list(history.read_messages(cwd, session_id, config_dir=self._config_dir()))
         except history.ConversationNotFound as exc:
             raise RpcFailure(RESOURCE_NOT_FOUND, str(exc)) from None
 
-    def _replay(self, live: _Live, frame: duplex.UserFrame | duplex.AssistantFrame) -> None:
+    def _replay(self, live: _Live, frame: UserFrame | AssistantFrame) -> None:
         """One past message as the updates it gave when it was live."""
-        if isinstance(frame, duplex.AssistantFrame):
+        if isinstance(frame, AssistantFrame):
             for block in frame.message.content:
                 if block.type == "text" and block.text:
                     self._update(live, wire.AgentMessageChunk(wire.TextContent(block.text)))
@@ -335,7 +343,7 @@ class AcpAgent:
             kill_grace=self.config.kill_grace,
         )
         cli = str(options.cli_path)
-        key = duplex.pool_key(options.argv(cli), options.environ(), cwd)
+        key = pool_key(options.argv(cli), options.environ(), cwd)
         session: duplex.DuplexSession | None = None
         if resume is None and self.pool is not None:
             session = await self.pool.take(key)
@@ -574,25 +582,25 @@ class AcpAgent:
             live.pump_done.set()
             live.pump_progress.set()
 
-    def _translate(self, live: _Live, item: duplex.Event | duplex.Lagged) -> None:
-        if isinstance(item, duplex.StreamEvent):
+    def _translate(self, live: _Live, item: Event | Lagged) -> None:
+        if isinstance(item, StreamEvent):
             if item.parent_tool_use_id is None and item.event.delta is not None:
                 delta = item.event.delta
                 if delta.type == "text_delta" and delta.text:
                     self._update(live, wire.AgentMessageChunk(wire.TextContent(delta.text)))
                 elif delta.type == "thinking_delta" and delta.thinking:
                     self._update(live, wire.AgentThoughtChunk(wire.TextContent(delta.thinking)))
-        elif isinstance(item, duplex.AssistantFrame):
+        elif isinstance(item, AssistantFrame):
             for block in item.message.content:
                 if block.type == "tool_use" and block.id and block.name:
                     self._tool_call(live, block.id, block.name, block.input or {})
-        elif isinstance(item, duplex.UserFrame):
+        elif isinstance(item, UserFrame):
             if item.is_replay or isinstance(item.message.content, str):
                 return
             for block in item.message.content:
                 if block.type == "tool_result" and block.tool_use_id:
                     self._tool_result(live, block)
-        elif isinstance(item, duplex.SystemInit | duplex.SystemStatus):
+        elif isinstance(item, SystemInit | SystemStatus):
             mode = item.permission_mode
             if mode and mode != live.mode:
                 self._mode_changed(live, mode)
@@ -619,7 +627,7 @@ class AcpAgent:
             ),
         )
 
-    def _tool_result(self, live: _Live, block: duplex.ContentBlock) -> None:
+    def _tool_result(self, live: _Live, block: ContentBlock) -> None:
         assert block.tool_use_id is not None
         name = live.tool_names.pop(block.tool_use_id, None)
         live.tool_inputs.pop(block.tool_use_id, None)

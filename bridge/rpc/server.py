@@ -42,7 +42,18 @@ from pygls.server import JsonRPCServer
 
 from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
-from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, parse_version, version_supported
+from bridge.duplex.errors import BudgetExceeded, DeadlineExceeded, LimitExceeded
+from bridge.duplex.features import (
+    FALLBACKS,
+    MIN_CLI_VERSION,
+    CliFeatures,
+    parse_version,
+    version_supported,
+)
+from bridge.duplex.frames import AssistantFrame, SystemInit, UserFrame
+from bridge.duplex.pool import WarmPool, pool_key, warm_context
+from bridge.duplex.session import CloseResult
+from bridge.duplex.subscriptions import SessionExited
 
 from . import wire
 from .errors import RpcError, invalid_params, to_error
@@ -86,7 +97,7 @@ class BridgeConfig:
     warm_idle_timeout: float = 300.0
     """Seconds an unused spare lives before it is reaped."""
     warm_context: bool = True
-    """Warm each spare with a context-usage request (see ``duplex.warm_context``)."""
+    """Warm each spare with a context-usage request (see ``bridge.duplex.pool.warm_context``)."""
     base_env: dict[str, str] | None = None
     """Environment the CLI children inherit (default: the bridge's own)."""
 
@@ -130,7 +141,7 @@ class _KnownCli:
     """What the bridge learned of one CLI executable."""
 
     version: str | None = None
-    seen: duplex.CliFeatures | None = None
+    seen: CliFeatures | None = None
     """The capabilities a session of this executable showed (all its sessions share them)."""
     probed: anyio.Event = field(default_factory=anyio.Event)
     warned: bool = False
@@ -233,7 +244,7 @@ class Bridge:
         self._cli_probe = anyio.Event()
         self._clis: dict[tuple[str, int, int], _KnownCli] = {}
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {}
-        self.pool: duplex.WarmPool | None = None
+        self.pool: WarmPool | None = None
         self._register()
 
     # ------------------------------------------------------------------ running
@@ -242,11 +253,11 @@ class Bridge:
         """Serve until end of input, ``exit`` or a signal; return the exit code."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
-            self.pool = duplex.WarmPool(
+            self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
                 idle_timeout=self.config.warm_idle_timeout,
-                warmup=duplex.warm_context if self.config.warm_context else None,
+                warmup=warm_context if self.config.warm_context else None,
             )
             tg.start_soon(self.outbound.run)
             tg.start_soon(self._probe_cli)
@@ -652,7 +663,7 @@ class Bridge:
                 self.pool.size = warm.size
                 if warm.idle_timeout is not None:
                     self.pool.idle_timeout = warm.idle_timeout
-                self.pool.warmup = duplex.warm_context if warm.warm_context else None
+                self.pool.warmup = warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
         with anyio.move_on_after(_PROBE_WAIT_SECONDS):  # a slow CLI does not delay the answer
             await self._cli_probe.wait()
@@ -684,7 +695,7 @@ class Bridge:
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
         """``session/create``: a warm spare when the pool has one, else a cold spawn."""
         cli, cwd, options, key = await self._options(params)
-        replay: Iterator[duplex.UserFrame | duplex.AssistantFrame] | None = None
+        replay: Iterator[UserFrame | AssistantFrame] | None = None
         if params.replay:
             if not params.resume:
                 raise invalid_params("session/create", "replay needs resume - at `$.replay`")
@@ -829,7 +840,7 @@ class Bridge:
             argv = options.argv(str(cli))  # validates tool names and modes before spawning
         except ValueError as exc:
             raise invalid_params("session/create", str(exc)) from None
-        key = duplex.pool_key([*argv, repr(options.limits)], options.environ(), cwd)
+        key = pool_key([*argv, repr(options.limits)], options.environ(), cwd)
         return cli, cwd, options, key
 
     async def _replenish_later(
@@ -863,7 +874,7 @@ class Bridge:
         """``session/send``."""
         entry = self._entry(params.session_id)
         if entry.budget is not None and entry.spent >= entry.budget:
-            raise duplex.BudgetExceeded(entry.spent, entry.budget)
+            raise BudgetExceeded(entry.spent, entry.budget)
         token = params.work_done_token
         if token is not None:
             entry.progress_token = token
@@ -983,9 +994,7 @@ class Bridge:
             stderr_tail=result.stderr_tail,
         )
 
-    async def _replay(
-        self, entry: _Entry, frames: Iterator[duplex.UserFrame | duplex.AssistantFrame]
-    ) -> None:
+    async def _replay(self, entry: _Entry, frames: Iterator[UserFrame | AssistantFrame]) -> None:
         """Send a resumed conversation's past messages, before the session's live events
         (its pump starts afterwards) and before the create answer (they are written first)."""
         take = functools.partial(_take, frames, 256)
@@ -1124,7 +1133,7 @@ class Bridge:
         book-keeping goes once its ``session/exited`` is written."""
         if self.sessions.get(entry.id) is not entry:
             return
-        result: duplex.CloseResult | None = None
+        result: CloseResult | None = None
         with (
             anyio.move_on_after(self.config.close_grace + self.config.kill_grace + 1),
             contextlib.suppress(duplex.DuplexError),
@@ -1194,9 +1203,9 @@ class Bridge:
         """Forward one session's events to the client, in order, then ``session/exited``."""
         try:
             async for item in entry.sub:
-                if isinstance(item, duplex.SessionExited):
+                if isinstance(item, SessionExited):
                     break
-                if isinstance(item, duplex.SystemInit) and entry.cli is not None:
+                if isinstance(item, SystemInit) and entry.cli is not None:
                     entry.cli.seen = entry.session.features  # for the next sessions' create
                 entry.pump_busy = True
                 for event in to_wire(item):
@@ -1226,9 +1235,9 @@ class Bridge:
         status = session.exit_status
         if entry.exit_reason is not None:
             reason = entry.exit_reason
-        elif isinstance(failure, duplex.LimitExceeded):
+        elif isinstance(failure, LimitExceeded):
             reason = "limit"
-        elif isinstance(failure, duplex.DeadlineExceeded):
+        elif isinstance(failure, DeadlineExceeded):
             reason = "deadline"
         elif status.state == "failed":
             reason = "failed"

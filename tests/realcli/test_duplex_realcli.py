@@ -25,23 +25,14 @@ import pytest
 from bridge.duplex import (
     Allow,
     CliNotFound,
-    CommandLifecycle,
     Decision,
     Defer,
     Deny,
     DuplexOptions,
     DuplexSession,
-    HookMatcher,
-    InterruptResult,
-    McpServer,
-    PermissionDeferred,
     PermissionRequest,
-    ResultFrame,
-    StreamEvent,
-    SystemInit,
-    SystemStatus,
-    Unsupported,
 )
+from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import (
     CANCEL_QUEUED,
     FALLBACKS,
@@ -49,6 +40,17 @@ from bridge.duplex.features import (
     LIFECYCLE,
     parse_version,
 )
+from bridge.duplex.frames import (
+    CommandLifecycle,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemStatus,
+)
+from bridge.duplex.mcp import McpServer
+from bridge.duplex.options import HookMatcher
+from bridge.duplex.subscriptions import PermissionDeferred
+from bridge.duplex.turns import InterruptResult
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]

@@ -8,21 +8,23 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    BudgetExceeded,
     CliNotFound,
-    ControlError,
-    DeadlineExceeded,
     DuplexError,
     DuplexOptions,
     DuplexSession,
-    LimitExceeded,
-    NotSent,
     ProcessFailed,
-    ProtocolError,
     RequestRejected,
     SessionClosed,
     SessionEnded,
     TurnInFlight,
+)
+from bridge.duplex.errors import (
+    BudgetExceeded,
+    ControlError,
+    DeadlineExceeded,
+    LimitExceeded,
+    NotSent,
+    ProtocolError,
     UnknownRequest,
     Unsupported,
 )

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from bridge.duplex import CliFeatures, ResultFrame
 from bridge.duplex.features import (
     CANCEL_QUEUED,
     FALLBACKS,
     LIFECYCLE,
     MIN_CLI_VERSION,
+    CliFeatures,
     parse_version,
     terminal_reason,
     version_supported,
 )
+from bridge.duplex.frames import ResultFrame
 
 
 def test_versions_parse_from_what_claude_version_prints() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import claude_agent_sdk as sdk
 import pytest
 
-from bridge.duplex import AssistantFrame, UserFrame
+from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.history import (
     ConversationNotFound,
     config_dir,

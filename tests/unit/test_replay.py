@@ -16,13 +16,13 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     DuplexOptions,
     DuplexSession,
     ExitStatus,
     PermissionRequest,
 )
+from bridge.duplex.frames import CommandLifecycle
 from bridge.testing.record import Recorder, recorded_session
 from bridge.testing.replay_cli import DIVERGED, load_recording, write_replay_cli
 

@@ -10,7 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import ControlError, DuplexOptions, DuplexSession, SystemStatus
+from bridge.duplex import DuplexOptions, DuplexSession
+from bridge.duplex.errors import ControlError
+from bridge.duplex.frames import SystemStatus
 
 pytestmark = pytest.mark.anyio
 

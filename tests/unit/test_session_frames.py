@@ -13,12 +13,13 @@ from typing import Any
 import msgspec
 import pytest
 
-from bridge.duplex import (
+from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
     ControlCancelRequest,
     ControlRequest,
     ControlResponse,
+    FrameDecoder,
     RawFrame,
     ResultFrame,
     StreamEvent,
@@ -28,7 +29,6 @@ from bridge.duplex import (
     UnknownFrame,
     UserFrame,
 )
-from bridge.duplex.frames import FrameDecoder
 
 pytestmark = pytest.mark.anyio
 

@@ -10,14 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import (
-    AssistantFrame,
-    DuplexOptions,
-    DuplexSession,
-    HookMatcher,
-    McpServer,
-    TurnResult,
-)
+from bridge.duplex import DuplexOptions, DuplexSession, TurnResult
+from bridge.duplex.frames import AssistantFrame
+from bridge.duplex.mcp import McpServer
+from bridge.duplex.options import HookMatcher
 
 pytestmark = pytest.mark.anyio
 

@@ -11,20 +11,19 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     Defer,
     DuplexOptions,
     DuplexSession,
-    InterruptResult,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
-    SystemInit,
     TurnResult,
-    Unsupported,
 )
+from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import CANCEL_QUEUED, FALLBACKS, INTERRUPT_RECEIPT, LIFECYCLE
+from bridge.duplex.frames import CommandLifecycle, SystemInit
+from bridge.duplex.subscriptions import PermissionDeferred
+from bridge.duplex.turns import InterruptResult
 
 pytestmark = pytest.mark.anyio
 

@@ -13,21 +13,19 @@ from anyio import wait_all_tasks_blocked
 import bridge.duplex.session as session_module
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     Defer,
     DuplexOptions,
     DuplexSession,
-    InterruptResult,
-    MessageReceipt,
-    NotSent,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
-    SystemInit,
     TurnResult,
 )
+from bridge.duplex.errors import NotSent
+from bridge.duplex.frames import CommandLifecycle, SystemInit
 from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
+from bridge.duplex.subscriptions import PermissionDeferred
+from bridge.duplex.turns import InterruptResult, MessageReceipt
 
 pytestmark = pytest.mark.anyio
 

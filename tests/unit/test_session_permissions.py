@@ -12,19 +12,18 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    ControlCancelRequest,
     Decision,
     Defer,
     Deny,
     DuplexOptions,
     DuplexSession,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
     TurnResult,
-    UnknownRequest,
-    UserFrame,
 )
+from bridge.duplex.errors import UnknownRequest
+from bridge.duplex.frames import ControlCancelRequest, UserFrame
+from bridge.duplex.subscriptions import PermissionDeferred
 
 pytestmark = pytest.mark.anyio
 

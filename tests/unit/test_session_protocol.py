@@ -11,17 +11,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
+from bridge.duplex import DuplexOptions, DuplexSession, SessionClosed
+from bridge.duplex.errors import ProtocolError
+from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
-    DuplexOptions,
-    DuplexSession,
-    ProtocolError,
+    FrameDecoder,
     ResultFrame,
-    SessionClosed,
     UnknownFrame,
 )
-from bridge.duplex.frames import FrameDecoder
 from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio

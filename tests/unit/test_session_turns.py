@@ -10,19 +10,16 @@ import anyio
 import pytest
 
 from bridge.duplex import (
-    AssistantFrame,
-    CommandLifecycle,
     Defer,
     DuplexOptions,
     DuplexSession,
-    PermissionDeferred,
     PermissionRequest,
-    ResultFrame,
     Subscription,
-    SystemInit,
     TurnInFlight,
 )
+from bridge.duplex.frames import AssistantFrame, CommandLifecycle, ResultFrame, SystemInit
 from bridge.duplex.permissions import Allow, Decision
+from bridge.duplex.subscriptions import PermissionDeferred
 
 pytestmark = pytest.mark.anyio
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from bridge.duplex import LimitExceeded, Limits, ResultFrame
+from bridge.duplex import Limits
+from bridge.duplex.errors import LimitExceeded
 from bridge.duplex.frames import (
     AssistantFrame,
     AssistantMessage,
     CommandLifecycle,
     ContentBlock,
+    ResultFrame,
     StreamEvent,
     StreamEventBody,
 )
