@@ -280,7 +280,7 @@ class AcpAgent:
         page = found[offset : offset + _PAGE]
         sessions = [
             wire.SessionInfo(
-                c.session_id,
+                c.claude_session_id,
                 c.cwd or cwds[0],
                 c.title or None,
                 datetime.datetime.fromtimestamp(c.last_modified / 1000, datetime.UTC).isoformat(),
@@ -556,7 +556,7 @@ class AcpAgent:
                 usage = await live.session.get_context_usage()
         except (duplex.DuplexError, TimeoutError):
             return
-        used, size = usage.get("totalTokens"), usage.get("maxTokens")
+        used, size = usage.total_tokens, usage.max_tokens
         if isinstance(used, int) and isinstance(size, int):
             cost = wire.Cost(live.session.total_cost_usd, "USD")
             self._update(live, wire.UsageUpdate(used, size, cost))

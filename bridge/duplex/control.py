@@ -33,7 +33,128 @@ from .options import DuplexOptions, HookCallback
 from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
 from .subscriptions import Event, PermissionDeferred
 
-__all__ = ["ControlProtocol"]
+__all__ = [
+    "ContextUsage",
+    "ControlProtocol",
+    "InterruptResult",
+    "McpServerStatus",
+    "McpStatus",
+    "SetModelResult",
+    "SetPermissionModeResult",
+]
+
+
+class InterruptResult(msgspec.Struct, frozen=True):
+    """What the CLI still had queued when interrupted, and what it cancelled.
+
+    None means unknown: a CLI without ``interrupt_receipt_v1`` answers without them.
+    """
+
+    still_queued: list[str] | None
+    cancelled: list[str] | None
+
+    @classmethod
+    def from_cli(cls, response: dict[str, Any], cancel_queued: bool) -> InterruptResult:
+        """Read the CLI's answer to an ``interrupt`` that asked ``cancel_queued`` or not."""
+        queued, cancelled = response.get("still_queued"), response.get("cancelled")
+        still = [str(u) for u in queued] if isinstance(queued, list) else None
+        if isinstance(cancelled, list):
+            gone: list[str] | None = [str(u) for u in cancelled]
+        else:  # a receipt without the list: nothing was cancelled because nothing was asked
+            gone = [] if still is not None and not cancel_queued else None
+        return cls(still_queued=still, cancelled=gone)
+
+
+class SetModelResult(msgspec.Struct, frozen=True):
+    """``set_model`` result: the model now set (None: the default)."""
+
+    model: str | None
+
+
+class SetPermissionModeResult(msgspec.Struct, frozen=True):
+    """``set_permission_mode`` result: the permission mode now set."""
+
+    mode: str
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+class ContextUsage(msgspec.Struct, frozen=True):
+    """``get_context_usage`` result: the CLI's context-window report.
+
+    The common figures are typed (None when the CLI left one out); ``report`` is the
+    whole report as the CLI gave it (``messageBreakdown``, ``apiUsage``, ``gridRows``, ...).
+    """
+
+    total_tokens: int | None
+    """Tokens in the context window now (``totalTokens``)."""
+    max_tokens: int | None
+    """The usable window (``maxTokens``)."""
+    percentage: float | None
+    """``total_tokens`` as a percentage of ``max_tokens``."""
+    model: str | None
+    """The model the figures are for."""
+    categories: list[dict[str, Any]]
+    """Tokens per category (system prompt, tools, messages, ...), as the CLI names them."""
+    report: dict[str, Any]
+    """The CLI's report, as it gave it."""
+
+    @classmethod
+    def from_cli(cls, report: dict[str, Any]) -> ContextUsage:
+        """Read the CLI's answer to ``get_context_usage``."""
+        percentage = report.get("percentage")
+        model = report.get("model")
+        return cls(
+            total_tokens=_int(report.get("totalTokens")),
+            max_tokens=_int(report.get("maxTokens")),
+            percentage=float(percentage)
+            if isinstance(percentage, int | float) and not isinstance(percentage, bool)
+            else None,
+            model=model if isinstance(model, str) else None,
+            categories=_dicts(report.get("categories")),
+            report=report,
+        )
+
+
+class McpServerStatus(msgspec.Struct, frozen=True):
+    """One MCP server as the CLI sees it: ``status`` is ``connected``, ``failed``,
+    ``pending``, ...; ``tools`` lists its tools when connected."""
+
+    name: str
+    status: str
+    tools: list[dict[str, Any]]
+    error: str | None
+    report: dict[str, Any]
+    """The CLI's entry for the server, as it gave it."""
+
+
+class McpStatus(msgspec.Struct, frozen=True):
+    """``mcp_status`` result: the CLI's MCP servers."""
+
+    servers: list[McpServerStatus]
+
+    @classmethod
+    def from_cli(cls, report: dict[str, Any]) -> McpStatus:
+        """Read the CLI's answer to ``mcp_status``."""
+        servers = []
+        for entry in _dicts(report.get("mcpServers")):
+            error = entry.get("error")
+            servers.append(
+                McpServerStatus(
+                    name=str(entry.get("name", "")),
+                    status=str(entry.get("status", "")),
+                    tools=_dicts(entry.get("tools")),
+                    error=error if isinstance(error, str) else None,
+                    report=entry,
+                )
+            )
+        return cls(servers)
 
 
 class _Waiter:

@@ -37,7 +37,14 @@ import anyio
 import msgspec
 
 from .. import timeouts
-from .control import ControlProtocol
+from .control import (
+    ContextUsage,
+    ControlProtocol,
+    InterruptResult,
+    McpStatus,
+    SetModelResult,
+    SetPermissionModeResult,
+)
 from .discovery import find_cli
 from .errors import (
     DeadlineExceeded,
@@ -63,7 +70,7 @@ from .process import CliProcess
 from .reader import Reader
 from .status import ExitStatus
 from .subscriptions import Event, SessionExited, Subscribers, Subscription
-from .turns import InterruptResult, MessageReceipt, Turn, TurnResult
+from .turns import MessageReceipt, Turn, TurnResult
 
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
@@ -403,25 +410,25 @@ class DuplexSession:
         self._check_alive()
         return await self._control.request(subtype, payload, deadline)
 
-    async def set_model(self, model: str | None) -> dict[str, Any]:
+    async def set_model(self, model: str | None) -> SetModelResult:
         """Switch the model for the next turns (None: the default)."""
-        response = await self.control("set_model", {"model": model})
+        await self.control("set_model", {"model": model})
         self.model = model
-        return response
+        return SetModelResult(model)
 
-    async def set_permission_mode(self, mode: str) -> dict[str, Any]:
+    async def set_permission_mode(self, mode: str) -> SetPermissionModeResult:
         """Switch the permission mode (default, acceptEdits, plan, bypassPermissions, ...)."""
-        response = await self.control("set_permission_mode", {"mode": mode})
+        await self.control("set_permission_mode", {"mode": mode})
         self.permission_mode = mode
-        return response
+        return SetPermissionModeResult(mode)
 
-    async def get_context_usage(self) -> dict[str, Any]:
+    async def get_context_usage(self) -> ContextUsage:
         """The CLI's context-window usage report."""
-        return await self.control("get_context_usage")
+        return ContextUsage.from_cli(await self.control("get_context_usage"))
 
-    async def mcp_status(self) -> dict[str, Any]:
+    async def mcp_status(self) -> McpStatus:
         """The CLI's view of its MCP servers."""
-        return await self.control("mcp_status")
+        return McpStatus.from_cli(await self.control("mcp_status"))
 
     # ------------------------------------------------------------------ permissions
 

@@ -22,7 +22,7 @@ from .frames import AssistantFrame, CommandLifecycle, ResultFrame
 from .options import Limits
 from .subscriptions import Event
 
-__all__ = ["InterruptResult", "MessageReceipt", "Turn", "TurnResult"]
+__all__ = ["MessageReceipt", "Turn", "TurnResult"]
 
 _DONE_STATES = frozenset({"completed", "cancelled"})
 
@@ -31,8 +31,10 @@ class TurnResult(msgspec.Struct):
     """The outcome of one ``send``: every command it sent has completed or been cancelled.
 
     ``cost_usd`` is this turn's cost (the change in the CLI's running total);
-    ``total_cost_usd`` the process's running total after it. ``results`` holds
-    one result per command (live messages each get their own).
+    ``total_cost_usd`` the process's running total after it. ``result_frames`` holds
+    one result per command (live messages each get their own); ``results`` counts
+    them. ``claude_session_id`` is the CLI's own session id (``resume`` takes it).
+    The names are the wire's (``session/send``'s result), with the same meaning.
     """
 
     text: str
@@ -41,38 +43,18 @@ class TurnResult(msgspec.Struct):
     stop_reason: str | None
     terminal_reason: str | None
     api_error_status: int | None
-    session_id: str | None
+    claude_session_id: str | None
     usage: dict[str, Any] | None
     cost_usd: float
     total_cost_usd: float
     duration_ms: float
     num_turns: int
     interrupted: bool
-    results: list[ResultFrame]
+    results: int
+    result_frames: list[ResultFrame]
     events: list[Event]
     events_dropped: int
     command_uuids: list[str]
-
-
-class InterruptResult(msgspec.Struct, frozen=True):
-    """What the CLI still had queued when interrupted, and what it cancelled.
-
-    None means unknown: a CLI without ``interrupt_receipt_v1`` answers without them.
-    """
-
-    still_queued: list[str] | None
-    cancelled: list[str] | None
-
-    @classmethod
-    def from_cli(cls, response: dict[str, Any], cancel_queued: bool) -> InterruptResult:
-        """Read the CLI's answer to an ``interrupt`` that asked ``cancel_queued`` or not."""
-        queued, cancelled = response.get("still_queued"), response.get("cancelled")
-        still = [str(u) for u in queued] if isinstance(queued, list) else None
-        if isinstance(cancelled, list):
-            gone: list[str] | None = [str(u) for u in cancelled]
-        else:  # a receipt without the list: nothing was cancelled because nothing was asked
-            gone = [] if still is not None and not cancel_queued else None
-        return cls(still_queued=still, cancelled=gone)
 
 
 class MessageReceipt(msgspec.Struct, frozen=True):
@@ -94,7 +76,7 @@ class Turn:
         self.commands: dict[str, str] = {}  # uuid -> pending|queued|started|completed|cancelled
         self.lifecycle_seen: set[str] = set()
         self.resulted: set[str] = set()
-        self.results: list[ResultFrame] = []
+        self.result_frames: list[ResultFrame] = []
         self.events: list[Event] = []
         self.history = history
         self.dropped = 0
@@ -152,7 +134,7 @@ class Turn:
 
     def on_result(self, frame: ResultFrame) -> bool:
         """Record a command's result; True when the turn is now finished."""
-        self.results.append(frame)
+        self.result_frames.append(frame)
         named = [u for u in frame.user_message_uuids if u in self.commands]
         if not named:  # no uuid echoed: the oldest command without a result
             named = [u for u in self.commands if u not in self.resulted][:1]
@@ -167,33 +149,34 @@ class Turn:
         self.commands[frame.command_uuid] = frame.state
         return self.finished()
 
-    def outcome(self, total_cost: float, session_id: str | None) -> TurnResult:
+    def outcome(self, total_cost: float, claude_session_id: str | None) -> TurnResult:
         """The turn's result, given the CLI's running cost total and its session id."""
-        last = self.results[-1] if self.results else ResultFrame()
+        last = self.result_frames[-1] if self.result_frames else ResultFrame()
         total = max(total_cost, self.cost_base)
-        text = next((r.result for r in reversed(self.results) if r.result is not None), None)
+        text = next((r.result for r in reversed(self.result_frames) if r.result is not None), None)
         if text is None:
             text = "".join(self.texts)
         interrupted = (
             self.aborted
-            or any((r.terminal_reason or "").startswith("aborted") for r in self.results)
+            or any((r.terminal_reason or "").startswith("aborted") for r in self.result_frames)
             or (self.interrupt_requested and last.stop_reason is None)
         )
         return TurnResult(
             text=text,
-            is_error=any(r.is_error for r in self.results),
+            is_error=any(r.is_error for r in self.result_frames),
             subtype=last.subtype,
             stop_reason=last.stop_reason,
             terminal_reason=terminal_reason(last),
             api_error_status=last.api_error_status,
-            session_id=last.session_id or session_id,
+            claude_session_id=last.session_id or claude_session_id,
             usage=last.usage,
             cost_usd=max(0.0, total - self.cost_base),
             total_cost_usd=total,
             duration_ms=(time.monotonic() - self.started) * 1000.0,
-            num_turns=sum(r.num_turns for r in self.results),
+            num_turns=sum(r.num_turns for r in self.result_frames),
             interrupted=interrupted,
-            results=list(self.results),
+            results=len(self.result_frames),
+            result_frames=list(self.result_frames),
             events=self.events,
             events_dropped=self.dropped,
             command_uuids=list(self.commands),

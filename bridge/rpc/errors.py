@@ -111,7 +111,7 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
     elif isinstance(exc, DeadlineExceeded):
         data.limit = exc.deadline
     elif isinstance(exc, history.ConversationNotFound):
-        data.claude_session_id = exc.session_id
+        data.claude_session_id = exc.claude_session_id
     elif isinstance(exc, Unsupported):
         data.capability = exc.capability
     return RpcError(code, str(exc), data)

@@ -914,11 +914,11 @@ class Bridge:
             total_cost_usd=result.total_cost_usd,
             duration_ms=result.duration_ms,
             num_turns=result.num_turns,
-            claude_session_id=result.session_id,
+            claude_session_id=result.claude_session_id,
             api_error_status=result.api_error_status,
             usage=result.usage,
             command_uuids=result.command_uuids,
-            results=len(result.results),
+            results=result.results,
         )
 
     async def message(self, params: wire.MessageParams) -> wire.MessageResult:
@@ -960,7 +960,7 @@ class Bridge:
     async def get_context_usage(self, params: wire.SessionParams) -> wire.ContextUsageResult:
         """``session/getContextUsage``."""
         usage = await self._entry(params.session_id).session.get_context_usage()
-        return wire.ContextUsageResult(usage=usage)
+        return wire.ContextUsageResult(usage=usage.report)
 
     async def status(self, params: wire.SessionParams) -> wire.SessionStatus:
         """``session/status``."""
@@ -1036,7 +1036,7 @@ class Bridge:
         return wire.HistoryResult(
             conversations=[
                 wire.HistoryEntry(
-                    claude_session_id=c.session_id,
+                    claude_session_id=c.claude_session_id,
                     title=c.title,
                     custom_title=c.custom_title,
                     summary=c.summary,
@@ -1047,7 +1047,7 @@ class Bridge:
                     git_branch=c.git_branch,
                     cwd=c.cwd,
                     file_size=c.file_size,
-                    live_session_id=live.get(c.session_id),
+                    live_session_id=live.get(c.claude_session_id),
                 )
                 for c in page.conversations
             ],

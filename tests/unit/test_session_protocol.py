@@ -61,7 +61,7 @@ async def test_a_turn_whose_result_has_odd_fields_completes_with_its_text(
         after = await session.send("next")
     assert result.text == "Echo: ODD_RESULT"
     assert not result.is_error
-    assert [type(r) for r in result.results] == [ResultFrame]
+    assert [type(r) for r in result.result_frames] == [ResultFrame]
     assert after.text == "Echo: next"
 
 

@@ -68,11 +68,12 @@ def test_the_outcome_costs_the_change_of_the_running_total_and_keeps_the_last_te
             user_message_uuids=["c2"],
         )
     )
-    result = turn.outcome(total_cost=0.75, session_id=None)
+    result = turn.outcome(total_cost=0.75, claude_session_id=None)
     assert result.text == "second"
     assert result.cost_usd == 0.5 and result.total_cost_usd == 0.75
     assert result.num_turns == 3
-    assert result.session_id == "abc"
+    assert result.results == len(result.result_frames) == 2
+    assert result.claude_session_id == "abc"
     assert result.command_uuids == ["c1", "c2"]
     assert not result.interrupted
 
@@ -82,10 +83,10 @@ def test_without_a_result_text_the_outcome_is_the_replies_text_and_an_abort_inte
     turn.on_assistant(_reply("Hel"))
     turn.on_assistant(_reply("lo", aborted=True))
     turn.on_result(ResultFrame(subtype="error_during_execution", is_error=True))
-    result = turn.outcome(total_cost=0.0, session_id="held")
+    result = turn.outcome(total_cost=0.0, claude_session_id="held")
     assert result.text == "Hello"
     assert result.interrupted and result.is_error
-    assert result.session_id == "held"
+    assert result.claude_session_id == "held"
 
 
 def test_accounting_keeps_the_history_counts_the_rest_and_reports_a_breach() -> None:

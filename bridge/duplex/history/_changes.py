@@ -16,7 +16,7 @@ __all__ = ["delete_conversation", "rename_conversation"]
 
 def rename_conversation(
     cwd: str | os.PathLike[str],
-    session_id: str,
+    claude_session_id: str,
     title: str,
     *,
     config_dir: Path | None = None,
@@ -28,14 +28,14 @@ def rename_conversation(
     stripped = title.strip()
     if not stripped:
         raise ValueError("the title is empty")
-    path = transcript_path(cwd, session_id, config_dir=config_dir)
-    entry = {"type": "custom-title", "customTitle": stripped, "sessionId": session_id}
+    path = transcript_path(cwd, claude_session_id, config_dir=config_dir)
+    entry = {"type": "custom-title", "customTitle": stripped, "sessionId": claude_session_id}
     data = msgspec.json.encode(entry) + b"\n"
     try:
         # O_APPEND without O_CREAT: a transcript deleted meanwhile is not recreated.
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     except FileNotFoundError as exc:
-        raise ConversationNotFound(session_id, str(cwd)) from exc
+        raise ConversationNotFound(claude_session_id, str(cwd)) from exc
     try:
         if not _ends_with_newline(path, os.fstat(fd).st_size):
             data = b"\n" + data  # a torn last line stays one line of its own
@@ -53,16 +53,16 @@ def _ends_with_newline(path: Path, size: int) -> bool:
 
 
 def delete_conversation(
-    cwd: str | os.PathLike[str], session_id: str, *, config_dir: Path | None = None
+    cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> None:
     """Delete a conversation's transcript and its subagent transcripts.
 
     Raises :class:`ConversationNotFound`. Deleting the transcript of a conversation a
     running CLI holds is the caller's business to prevent (the CLI would go on writing).
     """
-    path = transcript_path(cwd, session_id, config_dir=config_dir)
+    path = transcript_path(cwd, claude_session_id, config_dir=config_dir)
     try:
         path.unlink()
     except FileNotFoundError as exc:
-        raise ConversationNotFound(session_id, str(cwd)) from exc
-    shutil.rmtree(path.parent / session_id, ignore_errors=True)
+        raise ConversationNotFound(claude_session_id, str(cwd)) from exc
+    shutil.rmtree(path.parent / claude_session_id, ignore_errors=True)

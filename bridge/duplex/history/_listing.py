@@ -30,7 +30,7 @@ _NOT_A_PROMPT = re.compile(
 class ConversationInfo(msgspec.Struct, frozen=True, kw_only=True):
     """One conversation of a directory's history."""
 
-    session_id: str
+    claude_session_id: str
     """The CLI's session id (``resume`` takes it)."""
     title: str
     """What to show: the custom title, else the summary, else the first prompt (one line)."""
@@ -263,7 +263,7 @@ def _one_line(text: str) -> str:
 def _info(path: Path, head: _Head) -> ConversationInfo:
     title = head.custom_title or head.summary or head.first_prompt or ""
     return ConversationInfo(
-        session_id=path.stem,
+        claude_session_id=path.stem,
         title=_one_line(title),
         custom_title=head.custom_title,
         summary=head.summary,

@@ -28,9 +28,9 @@ _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 class ConversationNotFound(DuplexError):
     """No transcript of this id in this directory (or the id is not a session id)."""
 
-    def __init__(self, session_id: str, cwd: str) -> None:
-        super().__init__(f"no conversation {session_id!r} in the history of {cwd}")
-        self.session_id = session_id
+    def __init__(self, claude_session_id: str, cwd: str) -> None:
+        super().__init__(f"no conversation {claude_session_id!r} in the history of {cwd}")
+        self.claude_session_id = claude_session_id
         self.cwd = cwd
 
 
@@ -118,14 +118,14 @@ def project_dir(cwd: str | os.PathLike[str], config: Path | None) -> Path | None
 
 
 def transcript_path(
-    cwd: str | os.PathLike[str], session_id: str, *, config_dir: Path | None = None
+    cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> Path:
     """The transcript file of one conversation; raises :class:`ConversationNotFound`."""
-    if not UUID.match(session_id):
-        raise ConversationNotFound(session_id, str(cwd))
+    if not UUID.match(claude_session_id):
+        raise ConversationNotFound(claude_session_id, str(cwd))
     project = project_dir(cwd, config_dir)
     if project is not None:
-        path = project / f"{session_id}.jsonl"
+        path = project / f"{claude_session_id}.jsonl"
         if path.is_file():
             return path
-    raise ConversationNotFound(session_id, str(cwd))
+    raise ConversationNotFound(claude_session_id, str(cwd))
