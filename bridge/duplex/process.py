@@ -35,7 +35,7 @@ from . import guard
 from .errors import CliNotFound, DuplexError, ProcessFailed
 from .status import ExitStatus
 
-__all__ = ["STDERR_RING_BYTES", "CliProcess"]
+__all__ = ["STDERR_RING_BYTES", "CliProcess", "descendants"]
 
 STDERR_RING_BYTES = 64 * 1024
 _READ_CHUNK = 256 * 1024
