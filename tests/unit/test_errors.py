@@ -17,37 +17,29 @@ from bridge.duplex import (
     SessionClosed,
     SessionEnded,
     TurnInFlight,
-)
-from bridge.duplex.errors import (
-    BudgetExceeded,
-    ControlError,
-    DeadlineExceeded,
-    LimitExceeded,
-    NotSent,
-    ProtocolError,
-    UnknownRequest,
-    Unsupported,
+    errors,
 )
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize(
-    "error",
-    [SessionClosed, ProcessFailed, LimitExceeded, DeadlineExceeded, ProtocolError],
-)
-def test_a_session_that_is_gone_raises_a_session_ended(error: type[DuplexError]) -> None:
-    assert issubclass(error, SessionEnded)
-    assert not issubclass(error, RequestRejected)
+ENDED = (SessionClosed, ProcessFailed, errors.LimitExceeded, errors.DeadlineExceeded)
+REJECTED = (TurnInFlight, errors.NotSent, errors.UnknownRequest, errors.BudgetExceeded)
 
 
 @pytest.mark.parametrize(
-    "error",
-    [TurnInFlight, NotSent, UnknownRequest, BudgetExceeded, Unsupported, ControlError],
+    ("error", "base", "not_base"),
+    [(e, SessionEnded, RequestRejected) for e in (*ENDED, errors.ProtocolError)]
+    + [(e, RequestRejected, SessionEnded) for e in (*REJECTED, errors.Unsupported)]
+    + [(errors.ControlError, RequestRejected, SessionEnded)],
 )
-def test_a_refused_call_raises_a_request_rejected(error: type[DuplexError]) -> None:
-    assert issubclass(error, RequestRejected)
-    assert not issubclass(error, SessionEnded)
+def test_each_error_has_the_base_that_says_what_the_host_can_do_next(
+    error: type[DuplexError], base: type[DuplexError], not_base: type[DuplexError]
+) -> None:
+    # SessionEnded: the session is gone, start a new one; RequestRejected: the call was
+    # refused and the session is as it was.
+    assert issubclass(error, base)
+    assert not issubclass(error, not_base)
 
 
 def test_every_error_is_a_duplex_error_and_none_carries_a_code_string() -> None:
