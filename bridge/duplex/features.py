@@ -38,7 +38,7 @@ import anyio
 import msgspec
 
 if TYPE_CHECKING:
-    from .frames import ResultFrame
+    from .frames import ResultFrame, SystemInit
 
 __all__ = [
     "CANCEL_QUEUED",
@@ -117,6 +117,19 @@ class CliFeatures(msgspec.Struct, frozen=True):
     version: str | None = None
     capabilities: tuple[str, ...] | None = None
     known: bool = False
+
+    @classmethod
+    def reported(cls, init: SystemInit | None, server_info: Mapping[str, object]) -> CliFeatures:
+        """What a CLI has told: its latest ``system/init`` (None before the first turn) and
+        its answer to ``initialize`` (which may carry the version)."""
+        version = init.claude_code_version if init is not None else None
+        if version is None:
+            reported = server_info.get("claude_code_version")
+            version = reported if isinstance(reported, str) else None
+        if init is None:
+            return cls(version=version)
+        caps = tuple(init.capabilities) if init.capabilities is not None else None
+        return cls(version=version, capabilities=caps, known=True)
 
     @property
     def legacy(self) -> bool | None:

@@ -250,15 +250,7 @@ class DuplexSession:
     def features(self) -> CliFeatures:
         """The CLI's version and capabilities, as far as they are known yet (capabilities
         come with the first turn's ``system/init``; see :mod:`bridge.duplex.features`)."""
-        init = self.last_init
-        version = init.claude_code_version if init is not None else None
-        if version is None:
-            reported = self.server_info.get("claude_code_version")
-            version = reported if isinstance(reported, str) else None
-        if init is None:
-            return CliFeatures(version=version)
-        caps = tuple(init.capabilities) if init.capabilities is not None else None
-        return CliFeatures(version=version, capabilities=caps, known=True)
+        return CliFeatures.reported(self.last_init, self.server_info)
 
     @property
     def pid(self) -> int | None:
