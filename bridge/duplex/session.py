@@ -70,7 +70,7 @@ from .process import CliProcess
 from .reader import Reader
 from .status import ExitStatus
 from .subscriptions import Event, SessionExited, Subscribers, Subscription
-from .turns import MessageReceipt, Turn, TurnResult
+from .turns import MessageResult, Turn, TurnResult
 
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
@@ -318,7 +318,7 @@ class DuplexSession:
             return None
         return await self._await_turn(self._turn)
 
-    async def send_message(self, prompt: str | list[dict[str, Any]]) -> MessageReceipt:
+    async def send_message(self, prompt: str | list[dict[str, Any]]) -> MessageResult:
         """Write more user input into the running turn.
 
         The CLI queues it and answers it with its own result; the turn ends when
@@ -356,7 +356,7 @@ class DuplexSession:
         if not written:
             turn.commands.pop(command, None)
             raise NotSent(f"the CLI did not take the message within {MESSAGE_TAKE_TIMEOUT:g} s")
-        return MessageReceipt(command)
+        return MessageResult(command)
 
     async def interrupt(self, *, cancel_queued: bool = False) -> InterruptResult:
         """Stop the running turn and keep the process. Harmless with no turn running.

@@ -22,7 +22,7 @@ from .frames import AssistantFrame, CommandLifecycle, ResultFrame
 from .options import Limits
 from .subscriptions import Event
 
-__all__ = ["MessageReceipt", "Turn", "TurnResult"]
+__all__ = ["MessageResult", "Turn", "TurnResult"]
 
 _DONE_STATES = frozenset({"completed", "cancelled"})
 
@@ -57,8 +57,9 @@ class TurnResult(msgspec.Struct):
     command_uuids: list[str]
 
 
-class MessageReceipt(msgspec.Struct, frozen=True):
-    """A live message written into the running turn; ``uuid`` names its command."""
+class MessageResult(msgspec.Struct, frozen=True):
+    """``send_message`` result: the message was written into the running turn; ``uuid``
+    names its command (the wire's ``MessageResult``)."""
 
     uuid: str
 

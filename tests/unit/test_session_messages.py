@@ -26,7 +26,7 @@ from bridge.duplex.errors import NotSent
 from bridge.duplex.frames import CommandLifecycle, SystemInit
 from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
 from bridge.duplex.subscriptions import PermissionDeferred
-from bridge.duplex.turns import MessageReceipt
+from bridge.duplex.turns import MessageResult
 
 pytestmark = pytest.mark.anyio
 
@@ -84,7 +84,7 @@ async def test_a_message_is_answered_within_the_same_turn_by_the_same_process(
         assert session.pid == pid
     result = turn.result
     assert result is not None
-    assert isinstance(receipt, MessageReceipt)
+    assert isinstance(receipt, MessageResult)
     assert result.command_uuids[1] == receipt.uuid
     assert [r.result for r in result.result_frames] == [
         "Tool finished: Read done: {}",
@@ -175,7 +175,7 @@ async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_wr
         assert session.pid is not None
         sub = session.subscribe()
         turn = Turn(session, HELD)
-        receipts: list[MessageReceipt] = []
+        receipts: list[MessageResult] = []
         filled = anyio.Event()
 
         async def filler() -> None:
