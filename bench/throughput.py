@@ -45,6 +45,8 @@ from _common import (
 )
 
 from bridge import duplex
+from bridge.duplex.frames import ResultFrame
+from bridge.duplex.subscriptions import Lagged
 
 PATHS = ("ceiling", "raw", "sdk", "library", "bridge")
 
@@ -172,12 +174,12 @@ async def run(frames: int, repeat: int) -> dict[str, Any]:
                     tg.start_soon(session.send, prompt if measuring else warm_prompt)
                     async for item in sub:
                         events += 1
-                        if isinstance(item, duplex.StreamEvent):
+                        if isinstance(item, StreamEvent):
                             if item.text_delta is not None:
                                 deltas += 1
-                        elif isinstance(item, duplex.ResultFrame):
+                        elif isinstance(item, ResultFrame):
                             break
-                        elif isinstance(item, duplex.Lagged):
+                        elif isinstance(item, Lagged):
                             lagged[0] += item.missed
                 return now() - start, events, deltas
 

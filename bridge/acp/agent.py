@@ -34,6 +34,8 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
+from bridge.duplex.frames import AssistantFrame, UserFrame
+from bridge.duplex.pool import WarmPool, pool_key, warm_context
 from bridge.rpc.endpoint import Endpoint, Reply, RpcFailure
 from bridge.rpc.permissions import PermissionRouter
 from bridge.rpc.wire import ErrorCode
@@ -85,7 +87,7 @@ class AcpAgent:
         self.sessions: dict[str, Live] = {}
         self.updates = Updates(endpoint)
         self.permissions = Permissions(endpoint, self.updates)
-        self.pool: duplex.WarmPool | None = None
+        self.pool: WarmPool | None = None
         self._tg: TaskGroup | None = None
         self._register()
 
@@ -95,11 +97,11 @@ class AcpAgent:
         """Serve until input ends, a signal, or the client vanishes; nothing is left running."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
-            self.pool = duplex.WarmPool(
+            self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
                 idle_timeout=self.config.warm_idle_timeout,
-                warmup=duplex.warm_context,
+                warmup=warm_context,
             )
             if self.config.handle_signals:
                 tg.start_soon(self._watch_signals)
@@ -222,9 +224,7 @@ class AcpAgent:
     def _config_dir(self) -> Path:
         return history.config_dir(self.config.base_env or os.environ)
 
-    def _read_history(
-        self, cwd: str, session_id: str
-    ) -> list[duplex.UserFrame | duplex.AssistantFrame]:
+    def _read_history(self, cwd: str, session_id: str) -> list[UserFrame | AssistantFrame]:
         try:
             return list(history.read_messages(cwd, session_id, config_dir=self._config_dir()))
         except history.ConversationNotFound as exc:
@@ -247,7 +247,7 @@ class AcpAgent:
         page = found[offset : offset + _PAGE]
         sessions = [
             wire.SessionInfo(
-                c.session_id,
+                c.claude_session_id,
                 c.cwd or cwds[0],
                 c.title or None,
                 datetime.datetime.fromtimestamp(c.last_modified / 1000, datetime.UTC).isoformat(),
@@ -310,7 +310,7 @@ class AcpAgent:
             kill_grace=self.config.kill_grace,
         )
         cli = str(options.cli_path)
-        key = duplex.pool_key(options.argv(cli), options.environ(), cwd)
+        key = pool_key(options.argv(cli), options.environ(), cwd)
         session: duplex.DuplexSession | None = None
         if resume is None and self.pool is not None:
             session = await self.pool.take(key)
@@ -448,7 +448,7 @@ class AcpAgent:
                 usage = await live.session.get_context_usage()
         except (duplex.DuplexError, TimeoutError):
             return
-        used, size = usage.get("totalTokens"), usage.get("maxTokens")
+        used, size = usage.total_tokens, usage.max_tokens
         if isinstance(used, int) and isinstance(size, int):
             cost = wire.Cost(live.session.total_cost_usd, "USD")
             self.updates.update(live, wire.UsageUpdate(used, size, cost))

@@ -16,6 +16,15 @@ from typing import Any
 import anyio
 
 from bridge import duplex
+from bridge.duplex.frames import (
+    AssistantFrame,
+    ContentBlock,
+    StreamEvent,
+    SystemInit,
+    SystemStatus,
+    UserFrame,
+)
+from bridge.duplex.subscriptions import Event, Lagged
 from bridge.rpc.endpoint import Endpoint
 
 from . import tools, wire
@@ -139,9 +148,9 @@ class Updates:
     def __init__(self, endpoint: Endpoint) -> None:
         self._endpoint = endpoint
 
-    def replay(self, live: Live, frame: duplex.UserFrame | duplex.AssistantFrame) -> None:
+    def replay(self, live: Live, frame: UserFrame | AssistantFrame) -> None:
         """One past message as the updates it gave when it was live."""
-        if isinstance(frame, duplex.AssistantFrame):
+        if isinstance(frame, AssistantFrame):
             for block in frame.message.content:
                 if block.type == "text" and block.text:
                     self.update(live, wire.AgentMessageChunk(wire.TextContent(block.text)))
@@ -190,25 +199,25 @@ class Updates:
             live.pump_done.set()
             live.pump_progress.set()
 
-    def _translate(self, live: Live, item: duplex.Event | duplex.Lagged) -> None:
-        if isinstance(item, duplex.StreamEvent):
+    def _translate(self, live: Live, item: Event | Lagged) -> None:
+        if isinstance(item, StreamEvent):
             if item.parent_tool_use_id is None and item.event.delta is not None:
                 delta = item.event.delta
                 if delta.type == "text_delta" and delta.text:
                     self.update(live, wire.AgentMessageChunk(wire.TextContent(delta.text)))
                 elif delta.type == "thinking_delta" and delta.thinking:
                     self.update(live, wire.AgentThoughtChunk(wire.TextContent(delta.thinking)))
-        elif isinstance(item, duplex.AssistantFrame):
+        elif isinstance(item, AssistantFrame):
             for block in item.message.content:
                 if block.type == "tool_use" and block.id and block.name:
                     self.tool_call(live, block.id, block.name, block.input or {})
-        elif isinstance(item, duplex.UserFrame):
+        elif isinstance(item, UserFrame):
             if item.is_replay or isinstance(item.message.content, str):
                 return
             for block in item.message.content:
                 if block.type == "tool_result" and block.tool_use_id:
                     self.tool_result(live, block)
-        elif isinstance(item, duplex.SystemInit | duplex.SystemStatus):
+        elif isinstance(item, SystemInit | SystemStatus):
             mode = item.permission_mode
             if mode and mode != live.mode:
                 self.mode_changed(live, mode)
@@ -235,7 +244,7 @@ class Updates:
             ),
         )
 
-    def tool_result(self, live: Live, block: duplex.ContentBlock) -> None:
+    def tool_result(self, live: Live, block: ContentBlock) -> None:
         assert block.tool_use_id is not None
         name = live.tool_names.pop(block.tool_use_id, None)
         live.tool_inputs.pop(block.tool_use_id, None)

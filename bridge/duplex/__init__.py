@@ -2,132 +2,57 @@
 
 The library knows the CLI's stream-json duplex protocol and nothing of JSON-RPC.
 Start with :class:`DuplexSession` and :class:`DuplexOptions`; see the session
-module for a guide.
+module for a guide. The top level holds what most hosts use; the rest lives in
+its module:
+
+- :mod:`bridge.duplex.frames`: the CLI's frames (``ResultFrame``, ``StreamEvent``, ...)
+- :mod:`bridge.duplex.subscriptions`: what a subscription yields (``Lagged``, ...)
+- :mod:`bridge.duplex.errors`: every error class, under the bases exported here
+- :mod:`bridge.duplex.turns`, :mod:`~bridge.duplex.control`: turn and control results
+- :mod:`bridge.duplex.options`: hooks and the frame tap; :mod:`~bridge.duplex.mcp`:
+  in-process MCP servers; :mod:`~bridge.duplex.features`: what a CLI version can do
+- :mod:`bridge.duplex.pool`: warm spare sessions; :mod:`~bridge.duplex.history`:
+  the CLI's transcripts, listed, read, renamed and deleted
 """
 
-from .conversation import Conversation, TurnRecord
-from .discovery import bundled_cli, find_cli
+from .conversation import Conversation
+from .discovery import find_cli
 from .errors import (
-    BudgetExceeded,
     CliNotFound,
-    ControlError,
-    DeadlineExceeded,
     DuplexError,
-    LimitExceeded,
-    NotSent,
     ProcessFailed,
-    ProtocolError,
+    RequestRejected,
     SessionClosed,
+    SessionEnded,
     TurnInFlight,
-    UnknownRequest,
-    Unsupported,
 )
-from .features import CliFeatures
-from .frames import (
-    AssistantFrame,
-    CommandLifecycle,
-    ContentBlock,
-    ControlCancelRequest,
-    ControlRequest,
-    ControlResponse,
-    Frame,
-    RawFrame,
-    ResultFrame,
-    StreamEvent,
-    SystemInit,
-    SystemOther,
-    SystemStatus,
-    UnknownFrame,
-    UserFrame,
-)
-from .mcp import McpServer, McpTool
-from .options import DuplexOptions, FrameTap, HookCallback, HookMatcher, Limits
-from .permissions import (
-    Allow,
-    Decision,
-    Defer,
-    Deny,
-    PermissionHandler,
-    PermissionRequest,
-    deny_all,
-)
-from .pool import WarmPool, pool_key, warm_context
-from .process import ExitStatus
-from .session import (
-    CloseResult,
-    DuplexSession,
-    Event,
-    InterruptResult,
-    InvalidLine,
-    Lagged,
-    MessageReceipt,
-    PermissionDeferred,
-    SessionExited,
-    Subscription,
-    TurnResult,
-)
+from .options import DuplexOptions, Limits
+from .permissions import Allow, Decision, Defer, Deny, PermissionHandler, PermissionRequest
+from .session import DuplexSession
+from .status import ExitStatus
+from .subscriptions import Subscription
+from .turns import TurnResult
 
 __all__ = [
     "Allow",
-    "AssistantFrame",
-    "BudgetExceeded",
-    "CliFeatures",
     "CliNotFound",
-    "CloseResult",
-    "CommandLifecycle",
-    "ContentBlock",
-    "ControlCancelRequest",
-    "ControlError",
-    "ControlRequest",
-    "ControlResponse",
     "Conversation",
-    "DeadlineExceeded",
     "Decision",
     "Defer",
     "Deny",
     "DuplexError",
     "DuplexOptions",
     "DuplexSession",
-    "Event",
     "ExitStatus",
-    "Frame",
-    "FrameTap",
-    "HookCallback",
-    "HookMatcher",
-    "InterruptResult",
-    "InvalidLine",
-    "Lagged",
-    "LimitExceeded",
     "Limits",
-    "McpServer",
-    "McpTool",
-    "MessageReceipt",
-    "NotSent",
-    "PermissionDeferred",
     "PermissionHandler",
     "PermissionRequest",
     "ProcessFailed",
-    "ProtocolError",
-    "RawFrame",
-    "ResultFrame",
+    "RequestRejected",
     "SessionClosed",
-    "SessionExited",
-    "StreamEvent",
+    "SessionEnded",
     "Subscription",
-    "SystemInit",
-    "SystemOther",
-    "SystemStatus",
     "TurnInFlight",
-    "TurnRecord",
     "TurnResult",
-    "UnknownFrame",
-    "UnknownRequest",
-    "Unsupported",
-    "UserFrame",
-    "WarmPool",
-    "bundled_cli",
-    "deny_all",
     "find_cli",
-    "pool_key",
-    "warm_context",
 ]

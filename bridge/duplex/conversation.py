@@ -16,7 +16,8 @@ from typing import Any
 import msgspec
 
 from .errors import BudgetExceeded
-from .session import DuplexSession, TurnResult
+from .session import DuplexSession
+from .turns import TurnResult
 
 __all__ = ["Conversation", "TurnRecord"]
 

@@ -11,13 +11,13 @@ reported as a fact.
 
 What the session does without each capability (its fallbacks):
 
-- ``msg_lifecycle_v1``: no :class:`~bridge.duplex.CommandLifecycle` frames come; a
+- ``msg_lifecycle_v1``: no :class:`~bridge.duplex.frames.CommandLifecycle` frames come; a
   command ends with its ``result`` (results come in command order) instead.
 - ``interrupt_receipt_v1``: the CLI answers ``interrupt`` without a body, so
-  :class:`~bridge.duplex.InterruptResult` says ``None`` (unknown) for the lists of
+  :class:`~bridge.duplex.control.InterruptResult` says ``None`` (unknown) for the lists of
   still-queued and cancelled messages instead of inventing ``[]``.
 - ``interrupt_cancel_queued_v1``: ``interrupt(cancel_queued=True)`` raises
-  :class:`~bridge.duplex.Unsupported`: such a CLI ignores the flag and runs the
+  :class:`~bridge.duplex.errors.Unsupported`: such a CLI ignores the flag and runs the
   queued messages anyway, and the session cannot withdraw a message it already wrote.
 
 And for older CLIs' frames: a result with an API error status but
@@ -38,7 +38,7 @@ import anyio
 import msgspec
 
 if TYPE_CHECKING:
-    from .frames import ResultFrame
+    from .frames import ResultFrame, SystemInit
 
 __all__ = [
     "CANCEL_QUEUED",
@@ -117,6 +117,19 @@ class CliFeatures(msgspec.Struct, frozen=True):
     version: str | None = None
     capabilities: tuple[str, ...] | None = None
     known: bool = False
+
+    @classmethod
+    def reported(cls, init: SystemInit | None, server_info: Mapping[str, object]) -> CliFeatures:
+        """What a CLI has told: its latest ``system/init`` (None before the first turn) and
+        its answer to ``initialize`` (which may carry the version)."""
+        version = init.claude_code_version if init is not None else None
+        if version is None:
+            reported = server_info.get("claude_code_version")
+            version = reported if isinstance(reported, str) else None
+        if init is None:
+            return cls(version=version)
+        caps = tuple(init.capabilities) if init.capabilities is not None else None
+        return cls(version=version, capabilities=caps, known=True)
 
     @property
     def legacy(self) -> bool | None:

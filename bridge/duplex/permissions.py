@@ -80,7 +80,7 @@ class Allow(msgspec.Struct, frozen=True):
 class Deny(msgspec.Struct, frozen=True):
     """Refuse the tool; the model sees ``message``. ``interrupt`` also stops the turn."""
 
-    message: str = "Denied by the host."
+    message: str = "Denied by the user."
     interrupt: bool = False
 
 

@@ -27,40 +27,18 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
 
 import anyio
-import msgspec
 
 from .. import timeouts
 from . import guard
-from .errors import CliNotFound, ProcessFailed
+from .errors import CliNotFound, DuplexError, ProcessFailed
+from .status import ExitStatus
 
-__all__ = ["STDERR_RING_BYTES", "CliProcess", "ExitStatus"]
+__all__ = ["STDERR_RING_BYTES", "CliProcess", "descendants"]
 
 STDERR_RING_BYTES = 64 * 1024
 _READ_CHUNK = 256 * 1024
-
-
-class ExitStatus(msgspec.Struct, frozen=True):
-    """How the CLI process ended (or that it has not yet).
-
-    ``completed`` means exit code 0; ``failed`` means a non-zero code or a
-    signal. After a turn that ended in an error the CLI exits 1 on EOF, so a
-    ``failed`` status is not by itself a crash: read it with the turn results.
-    """
-
-    state: Literal["running", "completed", "failed"]
-    code: int | None = None
-    signal: int | None = None
-    stderr_tail: str = ""
-
-    @classmethod
-    def from_returncode(cls, rc: int, stderr_tail: str) -> ExitStatus:
-        """Build the status of a reaped process from ``Popen.returncode``."""
-        if rc < 0:
-            return cls("failed", code=None, signal=-rc, stderr_tail=stderr_tail)
-        return cls("completed" if rc == 0 else "failed", code=rc, stderr_tail=stderr_tail)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -371,6 +349,29 @@ class CliProcess:
         await self._exited.wait()
         assert self._exit is not None
         return self._exit
+
+    async def failed_start(self, reason: str, cause: DuplexError | None = None) -> ProcessFailed:
+        """The CLI did not come up: reap it and report how it ended and its stderr tail.
+
+        A CLI that rejects its flags says why on stderr and exits at once (the host
+        may only see a broken pipe), so one that is exiting gets a moment to finish.
+        """
+        with anyio.CancelScope(shield=True):
+            if isinstance(cause, ProcessFailed):
+                with anyio.move_on_after(timeouts.REJECTED_START_EXIT):
+                    await self.wait()
+            self.kill_now()
+            with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
+                await self.wait()
+        status = self.exit_status
+        if status.code is not None:
+            reason += f" (exit code {status.code})"
+        elif status.signal is not None:
+            reason += f" (signal {status.signal})"
+        tail = status.stderr_tail.strip()[-2000:]
+        failure = ProcessFailed(reason + (f"; stderr: {tail}" if tail else ""), status)
+        failure.__cause__ = cause
+        return failure
 
     def close_pipes(self) -> None:
         """Close the stdout and stderr pipes once their readers are done."""

@@ -10,12 +10,13 @@ permission mid-turn, interrupted without dying, or steered while it works.
         second = await session.send("Now in one sentence")   # same process, same context
         print(second.text, second.cost_usd)
 
-How it works. One reader task reads the CLI's stdout and dispatches each frame
-synchronously: answers to the host's control requests resolve their waiters,
-requests from the CLI (permission prompts, hook callbacks, MCP messages) each
-get their own task, and every other frame goes to the running turn and to the
-subscribers' bounded buffers. Nothing the reader does can wait on a consumer,
-so a slow subscriber or a slow permission prompt never stalls control traffic.
+How it works. One reader task (:mod:`.reader`) reads the CLI's stdout and
+dispatches each frame synchronously: answers to the host's control requests
+resolve their waiters and requests from the CLI each get their own task
+(:mod:`.control`), and every other frame goes to the running turn (:mod:`.turns`)
+and to the subscribers' bounded buffers (:mod:`.subscriptions`). Nothing the
+reader does can wait on a consumer, so a slow subscriber or a slow permission
+prompt never stalls control traffic. This module ties them to one process.
 
 What it costs and its limits. Each subscriber buffers at most
 ``subscriber_capacity`` events and is told how many it missed when it falls
@@ -27,9 +28,6 @@ raises the typed error on every waiter: there is never a truncated result.
 
 from __future__ import annotations
 
-import collections
-import itertools
-import time
 import uuid as uuid_mod
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -39,39 +37,40 @@ import anyio
 import msgspec
 
 from .. import timeouts
+from .control import (
+    ContextUsage,
+    ControlProtocol,
+    InterruptResult,
+    McpStatus,
+    SetModelResult,
+    SetPermissionModeResult,
+)
 from .discovery import find_cli
 from .errors import (
-    ControlError,
     DeadlineExceeded,
     DuplexError,
-    LimitExceeded,
     NotSent,
     ProcessFailed,
-    ProtocolError,
     SessionClosed,
     TurnInFlight,
-    UnknownRequest,
     Unsupported,
 )
-from .features import CANCEL_QUEUED, CliFeatures, terminal_reason
+from .features import CANCEL_QUEUED, CliFeatures
 from .frames import (
     AssistantFrame,
     CommandLifecycle,
-    ControlCancelRequest,
-    ControlRequest,
-    ControlResponse,
-    Frame,
-    FrameDecoder,
-    RawFrame,
     ResultFrame,
     StreamEvent,
     SystemInit,
     SystemStatus,
-    UnknownFrame,
 )
-from .options import DuplexOptions, HookCallback
-from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
-from .process import CliProcess, ExitStatus
+from .options import DuplexOptions
+from .permissions import Allow, Deny, PermissionRequest
+from .process import CliProcess
+from .reader import Reader
+from .status import ExitStatus
+from .subscriptions import Event, SessionExited, Subscribers, Subscription
+from .turns import MessageResult, Turn, TurnResult
 
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
@@ -79,14 +78,6 @@ __all__ = [
     "MESSAGE_TAKE_TIMEOUT",
     "CloseResult",
     "DuplexSession",
-    "InterruptResult",
-    "InvalidLine",
-    "Lagged",
-    "MessageReceipt",
-    "PermissionDeferred",
-    "SessionExited",
-    "Subscription",
-    "TurnResult",
 ]
 
 MAX_MESSAGES_PER_TURN = 32
@@ -96,83 +87,8 @@ MAX_QUEUED_MESSAGES = 8
 MESSAGE_TAKE_TIMEOUT = 10.0
 """Seconds a live message may wait to be written before it is withdrawn."""
 
-_DONE_STATES = frozenset({"completed", "cancelled"})
 _INIT_WAIT = 5.0
 """Seconds ``interrupt(cancel_queued=True)`` waits for a running turn's ``system/init``."""
-_MUST_READ = frozenset({"result", "command_lifecycle", "control_response"})
-"""Frame types that end a turn or answer a control request: one unread would hang a waiter."""
-
-
-class InvalidLine(msgspec.Struct, frozen=True):
-    """A stdout line that is not a JSON object. Reported, never fatal."""
-
-    line: bytes
-    error: str
-
-
-class Lagged(msgspec.Struct, frozen=True):
-    """This subscriber fell behind and ``missed`` events were dropped for it."""
-
-    missed: int
-
-
-class PermissionDeferred(msgspec.Struct, frozen=True):
-    """The handler deferred a permission request; answer it with ``respond_to_permission``."""
-
-    request: PermissionRequest
-
-
-class SessionExited(msgspec.Struct, frozen=True):
-    """The last event of every subscription: the process is gone."""
-
-    status: ExitStatus
-
-
-Event = Frame | RawFrame | InvalidLine | PermissionDeferred | SessionExited
-"""What a subscription yields (besides :class:`Lagged`)."""
-
-
-class TurnResult(msgspec.Struct):
-    """The outcome of one ``send``: every command it sent has completed or been cancelled.
-
-    ``cost_usd`` is this turn's cost (the change in the CLI's running total);
-    ``total_cost_usd`` the process's running total after it. ``results`` holds
-    one result per command (live messages each get their own).
-    """
-
-    text: str
-    is_error: bool
-    subtype: str
-    stop_reason: str | None
-    terminal_reason: str | None
-    api_error_status: int | None
-    session_id: str | None
-    usage: dict[str, Any] | None
-    cost_usd: float
-    total_cost_usd: float
-    duration_ms: float
-    num_turns: int
-    interrupted: bool
-    results: list[ResultFrame]
-    events: list[Event]
-    events_dropped: int
-    command_uuids: list[str]
-
-
-class InterruptResult(msgspec.Struct, frozen=True):
-    """What the CLI still had queued when interrupted, and what it cancelled.
-
-    None means unknown: a CLI without ``interrupt_receipt_v1`` answers without them.
-    """
-
-    still_queued: list[str] | None
-    cancelled: list[str] | None
-
-
-class MessageReceipt(msgspec.Struct, frozen=True):
-    """A live message written into the running turn; ``uuid`` names its command."""
-
-    uuid: str
 
 
 class CloseResult(msgspec.Struct, frozen=True):
@@ -181,131 +97,6 @@ class CloseResult(msgspec.Struct, frozen=True):
     exit_status: ExitStatus
     reaped: bool
     stderr_tail: str
-
-
-class Subscription:
-    """A bounded view of a session's events. Iterate it with ``async for``.
-
-    When the buffer is full the oldest event is dropped and the next receive
-    returns :class:`Lagged` with the count; the session never waits for a
-    subscriber. Iteration ends after :class:`SessionExited`.
-    """
-
-    def __init__(self, capacity: int, raw: bool, on_close: Callable[[Subscription], None]):
-        if capacity < 1:
-            raise ValueError("capacity must be at least 1")
-        self.capacity = capacity
-        self.raw = raw
-        self._buf: collections.deque[Event] = collections.deque()
-        self._missed = 0
-        self._ready = anyio.Event()
-        self._waiting = False  # a receiver sleeps on _ready: only then is it set
-        self._closed = False
-        self._on_close = on_close
-
-    def _push(self, item: Event) -> None:
-        if self._closed:
-            return
-        buf = self._buf
-        if len(buf) >= self.capacity:
-            buf.popleft()
-            self._missed += 1
-        buf.append(item)
-        if self._waiting:
-            self._waiting = False
-            self._ready.set()
-
-    def _end(self) -> None:
-        self._closed = True
-        self._ready.set()
-
-    async def receive(self) -> Event | Lagged:
-        """The next event; raises ``anyio.EndOfStream`` once the session is gone."""
-        while True:
-            if self._missed:
-                missed, self._missed = self._missed, 0
-                return Lagged(missed)
-            if self._buf:
-                return self._buf.popleft()
-            if self._closed:
-                raise anyio.EndOfStream
-            self._ready = anyio.Event()
-            self._waiting = True
-            await self._ready.wait()
-
-    @property
-    def pending(self) -> int:
-        """Events buffered and not yet received."""
-        return len(self._buf) + (1 if self._missed else 0)
-
-    def receive_nowait(self) -> Event | Lagged | None:
-        """The next buffered event, or None when none is buffered."""
-        if self._missed:
-            missed, self._missed = self._missed, 0
-            return Lagged(missed)
-        return self._buf.popleft() if self._buf else None
-
-    def close(self) -> None:
-        """Stop receiving (same as ``DuplexSession.unsubscribe``)."""
-        self._end()
-        self._on_close(self)
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> Event | Lagged:
-        if self._buf and not self._missed:  # the common case, without a nested coroutine
-            return self._buf.popleft()
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-
-class _Turn:
-    """Book-keeping of the turn in flight."""
-
-    def __init__(self, cost_base: float, history: int) -> None:
-        self.commands: dict[str, str] = {}  # uuid -> pending|queued|started|completed|cancelled
-        self.lifecycle_seen: set[str] = set()
-        self.resulted: set[str] = set()
-        self.results: list[ResultFrame] = []
-        self.events: list[Event] = []
-        self.history = history
-        self.dropped = 0
-        self.texts: list[str] = []
-        self.bytes = 0
-        self.count = 0
-        self.messages = 0
-        self.interrupt_requested = False
-        self.aborted = False
-        self.cost_base = cost_base
-        self.started = time.monotonic()
-        self.done = anyio.Event()
-        self.active = True  # == not done.is_set(), read per frame without a call
-        self.error: BaseException | None = None
-        self.result: TurnResult | None = None
-
-    def finished(self) -> bool:
-        if not self.commands:
-            return False
-        for cmd, state in self.commands.items():
-            if state in _DONE_STATES:
-                continue
-            if cmd not in self.lifecycle_seen and cmd in self.resulted:
-                continue  # a CLI without lifecycle frames: its result ends the command
-            return False
-        return True
-
-    def queued(self) -> int:
-        return sum(1 for s in self.commands.values() if s in ("pending", "queued"))
-
-
-class _ControlWaiter:
-    def __init__(self) -> None:
-        self.event = anyio.Event()
-        self.response: dict[str, Any] | None = None
-        self.error: BaseException | None = None
 
 
 class DuplexSession:
@@ -320,20 +111,16 @@ class DuplexSession:
         self.options = options or DuplexOptions()
         self._proc: CliProcess | None = None
         self._tg: anyio.abc.TaskGroup | None = None
-        self._decoder = FrameDecoder()
-        self._subs: list[Subscription] = []
-        self._raw_subs = 0
-        self._turn: _Turn | None = None
-        self._controls: dict[str, _ControlWaiter] = {}
-        self._handler_scopes: dict[str, anyio.CancelScope] = {}
-        self._deferred: dict[str, tuple[PermissionRequest, _ControlWaiter]] = {}
-        self._asking: set[str] = set()  # permission requests whose handler is running
-        self._early: dict[str, Allow | Deny] = {}  # answers that came before the handler deferred
-        self._hooks: dict[str, HookCallback] = {}
-        self._ids = itertools.count(1)
+        self._subscribers = Subscribers()
+        self._control = ControlProtocol(
+            self.options, self._write, self._subscribers.publish, self._fail
+        )
+        self._reader = Reader(
+            self.options, self._control, self._subscribers, self._note, self._fail
+        )
+        self._turn: Turn | None = None
         self._closing = False
         self._failure: DuplexError | None = None
-        self._reader_done = anyio.Event()
         self._finished = anyio.Event()
         self._close_result: CloseResult | None = None
         self._total_cost = 0.0
@@ -387,26 +174,24 @@ class DuplexSession:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
+                self._control.task_group = tg
                 tg.start_soon(proc.drain_stderr)
-                tg.start_soon(self._read_loop, proc)
+                tg.start_soon(self._reader.run, proc)
                 tg.start_soon(self._reap, proc)
                 try:
                     with anyio.fail_after(opts.initialize_timeout):
                         # bounded by initialize_timeout alone, not by limits.control_timeout
-                        self.server_info = await self._control(
-                            "initialize", self._init_payload(), None
+                        self.server_info = await self._request(
+                            "initialize", self._control.init_payload(), None
                         )
                 except TimeoutError:
-                    failure = await self._start_failed(
-                        proc,
+                    failure = await proc.failed_start(
                         f"the CLI did not answer initialize within {opts.initialize_timeout:g} s",
                     )
                 except ProcessFailed as exc:
-                    failure = await self._start_failed(
-                        proc, "the CLI exited during initialize", exc
-                    )
+                    failure = await proc.failed_start("the CLI exited during initialize", exc)
                 except DuplexError as exc:
-                    failure = await self._start_failed(proc, f"initialize failed: {exc}", exc)
+                    failure = await proc.failed_start(f"initialize failed: {exc}", exc)
                 if failure is not None:
                     tg.cancel_scope.cancel()
                 else:
@@ -421,31 +206,6 @@ class DuplexSession:
                 self._finish()
         if failure is not None:
             raise failure  # outside the task group, so callers get it unwrapped
-
-    async def _start_failed(
-        self, proc: CliProcess, reason: str, cause: DuplexError | None = None
-    ) -> ProcessFailed:
-        """The CLI did not come up: reap it and report how it ended and its stderr tail.
-
-        A CLI that rejects its flags says why on stderr and exits at once (the host
-        may only see a broken pipe), so one that is exiting gets a moment to finish.
-        """
-        with anyio.CancelScope(shield=True):
-            if isinstance(cause, ProcessFailed):
-                with anyio.move_on_after(timeouts.REJECTED_START_EXIT):
-                    await proc.wait()
-            proc.kill_now()
-            with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
-                await proc.wait()
-        status = proc.exit_status
-        if status.code is not None:
-            reason += f" (exit code {status.code})"
-        elif status.signal is not None:
-            reason += f" (signal {status.signal})"
-        tail = status.stderr_tail.strip()[-2000:]
-        failure = ProcessFailed(reason + (f"; stderr: {tail}" if tail else ""), status)
-        failure.__cause__ = cause
-        return failure
 
     async def close(
         self, *, grace: float | None = None, kill_grace: float | None = None
@@ -490,15 +250,7 @@ class DuplexSession:
     def features(self) -> CliFeatures:
         """The CLI's version and capabilities, as far as they are known yet (capabilities
         come with the first turn's ``system/init``; see :mod:`bridge.duplex.features`)."""
-        init = self.last_init
-        version = init.claude_code_version if init is not None else None
-        if version is None:
-            reported = self.server_info.get("claude_code_version")
-            version = reported if isinstance(reported, str) else None
-        if init is None:
-            return CliFeatures(version=version)
-        caps = tuple(init.capabilities) if init.capabilities is not None else None
-        return CliFeatures(version=version, capabilities=caps, known=True)
+        return CliFeatures.reported(self.last_init, self.server_info)
 
     @property
     def pid(self) -> int | None:
@@ -542,7 +294,7 @@ class DuplexSession:
         if self.turn_in_flight:
             raise TurnInFlight("a turn is already running; use send_message or interrupt")
         previous = self._turn
-        turn = _Turn(self._total_cost, self.options.turn_event_history)
+        turn = Turn(self._total_cost, self.options.turn_event_history)
         command = str(uuid_mod.uuid4())
         turn.commands[command] = "pending"
         self._turn = turn
@@ -566,7 +318,7 @@ class DuplexSession:
             return None
         return await self._await_turn(self._turn)
 
-    async def send_message(self, prompt: str | list[dict[str, Any]]) -> MessageReceipt:
+    async def send_message(self, prompt: str | list[dict[str, Any]]) -> MessageResult:
         """Write more user input into the running turn.
 
         The CLI queues it and answers it with its own result; the turn ends when
@@ -604,7 +356,7 @@ class DuplexSession:
         if not written:
             turn.commands.pop(command, None)
             raise NotSent(f"the CLI did not take the message within {MESSAGE_TAKE_TIMEOUT:g} s")
-        return MessageReceipt(command)
+        return MessageResult(command)
 
     async def interrupt(self, *, cancel_queued: bool = False) -> InterruptResult:
         """Stop the running turn and keep the process. Harmless with no turn running.
@@ -631,13 +383,7 @@ class DuplexSession:
             turn.interrupt_requested = True
         payload: dict[str, Any] = {"cancel_queued": True} if cancel_queued else {}
         response = await self.control("interrupt", payload)
-        queued, cancelled = response.get("still_queued"), response.get("cancelled")
-        still = [str(u) for u in queued] if isinstance(queued, list) else None
-        if isinstance(cancelled, list):
-            gone: list[str] | None = [str(u) for u in cancelled]
-        else:  # a receipt without the list: nothing was cancelled because nothing was asked
-            gone = [] if still is not None and not cancel_queued else None
-        return InterruptResult(still_queued=still, cancelled=gone)
+        return InterruptResult.from_cli(response, cancel_queued)
 
     # ------------------------------------------------------------------ control
 
@@ -646,69 +392,41 @@ class DuplexSession:
 
         Raises :class:`ControlError` when the CLI answers with an error.
         """
-        return await self._control(subtype, payload, self.options.limits.control_timeout)
+        return await self._request(subtype, payload, self.options.limits.control_timeout)
 
-    async def _control(
+    async def _request(
         self, subtype: str, payload: dict[str, Any] | None, deadline: float | None
     ) -> dict[str, Any]:
         """A control request answered within ``deadline`` seconds (a breach closes the
         session); ``None`` waits for the answer."""
-        timeout = deadline
         self._check_alive()
-        request_id = f"req_{next(self._ids)}_{uuid_mod.uuid4().hex[:8]}"
-        waiter = _ControlWaiter()
-        self._controls[request_id] = waiter
-        frame = {
-            "type": "control_request",
-            "request_id": request_id,
-            "request": {"subtype": subtype, **(payload or {})},
-        }
-        try:
-            await self._write(msgspec.json.encode(frame) + b"\n")
-            if timeout is None:
-                await waiter.event.wait()
-            else:
-                with anyio.move_on_after(timeout):
-                    await waiter.event.wait()
-                if not waiter.event.is_set():
-                    self._fail(DeadlineExceeded("control_timeout", timeout))
-        finally:
-            self._controls.pop(request_id, None)
-        if waiter.error is not None:
-            raise waiter.error
-        response = waiter.response or {}
-        if response.get("subtype") == "error":
-            raise ControlError(
-                str(response.get("error", "control request failed")), response.get("error_code")
-            )
-        body = response.get("response")
-        return body if isinstance(body, dict) else {}
+        return await self._control.request(subtype, payload, deadline)
 
-    async def set_model(self, model: str | None) -> dict[str, Any]:
+    async def set_model(self, model: str | None) -> SetModelResult:
         """Switch the model for the next turns (None: the default)."""
-        response = await self.control("set_model", {"model": model})
+        await self.control("set_model", {"model": model})
         self.model = model
-        return response
+        return SetModelResult(model)
 
-    async def set_permission_mode(self, mode: str) -> dict[str, Any]:
+    async def set_permission_mode(self, mode: str) -> SetPermissionModeResult:
         """Switch the permission mode (default, acceptEdits, plan, bypassPermissions, ...)."""
-        response = await self.control("set_permission_mode", {"mode": mode})
+        await self.control("set_permission_mode", {"mode": mode})
         self.permission_mode = mode
-        return response
+        return SetPermissionModeResult(mode)
 
-    async def get_context_usage(self) -> dict[str, Any]:
+    async def get_context_usage(self) -> ContextUsage:
         """The CLI's context-window usage report."""
-        return await self.control("get_context_usage")
+        return ContextUsage.from_cli(await self.control("get_context_usage"))
 
-    async def mcp_status(self) -> dict[str, Any]:
+    async def mcp_status(self) -> McpStatus:
         """The CLI's view of its MCP servers."""
-        return await self.control("mcp_status")
+        return McpStatus.from_cli(await self.control("mcp_status"))
 
     # ------------------------------------------------------------------ permissions
 
     def pending_permissions(self) -> list[PermissionRequest]:
         """Deferred permission requests still waiting for an answer."""
-        return [req for req, _ in self._deferred.values()]
+        return self._control.pending_permissions()
 
     def respond_to_permission(self, request_id: str, decision: Allow | Deny) -> None:
         """Answer a deferred permission request. Raises :class:`UnknownRequest`.
@@ -718,17 +436,7 @@ class DuplexSession:
         answers at once cannot race the handler's return). If the handler decides
         by itself instead, its own decision stands.
         """
-        if not isinstance(decision, Allow | Deny):
-            raise TypeError("a deferred request is answered with Allow or Deny")
-        entry = self._deferred.get(request_id)
-        if entry is None:
-            if request_id in self._asking:
-                self._early[request_id] = decision
-                return
-            raise UnknownRequest(request_id)
-        _, waiter = self._deferred.pop(request_id)
-        waiter.response = {"decision": decision}
-        waiter.event.set()
+        self._control.respond(request_id, decision)
 
     # ------------------------------------------------------------------ subscribers
 
@@ -740,34 +448,12 @@ class DuplexSession:
         """
         if capacity is None:
             capacity = self.options.subscriber_capacity
-        sub = Subscription(capacity, raw, self._drop_sub)
-        if self._finished.is_set():
-            sub._push(SessionExited(self.exit_status))
-            sub._end()
-            return sub
-        self._subs.append(sub)
-        if raw:
-            self._raw_subs += 1
-        return sub
+        exited = SessionExited(self.exit_status) if self._finished.is_set() else None
+        return self._subscribers.add(capacity, raw, exited)
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Stop delivering to ``sub``."""
         sub.close()
-
-    def _drop_sub(self, sub: Subscription) -> None:
-        if sub in self._subs:
-            self._subs.remove(sub)
-            if sub.raw:
-                self._raw_subs -= 1
-
-    def _publish(self, event: Event, line: bytes | None = None) -> None:
-        if line is not None and self._raw_subs:
-            raw = RawFrame(line)
-            for sub in self._subs:
-                if sub.raw:
-                    sub._push(raw)
-        for sub in self._subs:
-            sub._push(event)
 
     # ------------------------------------------------------------------ internals: writing
 
@@ -802,194 +488,39 @@ class DuplexSession:
         }
         await self._write(msgspec.json.encode(frame) + b"\n", precheck)
 
-    def _init_payload(self) -> dict[str, Any]:
-        payload: dict[str, Any] = {"hooks": None}
-        if self.options.hooks:
-            config: dict[str, list[dict[str, Any]]] = {}
-            for matcher in self.options.hooks:
-                ids = []
-                for callback in matcher.callbacks:
-                    hook_id = f"hook_{len(self._hooks)}"
-                    self._hooks[hook_id] = callback
-                    ids.append(hook_id)
-                entry: dict[str, Any] = {"matcher": matcher.matcher, "hookCallbackIds": ids}
-                if matcher.timeout is not None:
-                    entry["timeout"] = matcher.timeout
-                config.setdefault(matcher.event, []).append(entry)
-            payload["hooks"] = config
-        if self.options.mcp_servers:
-            payload["sdkMcpServers"] = list(self.options.mcp_servers)
-        return payload
-
-    # ------------------------------------------------------------------ internals: reading
-
-    async def _read_loop(self, proc: CliProcess) -> None:
-        limit = self.options.limits.max_frame_bytes
-        parts: list[bytes] = []
-        pending = 0
-        try:
-            while True:
-                chunk = await proc.read_stdout()
-                if not chunk:
-                    break
-                start = 0
-                nl = chunk.find(b"\n")
-                if nl >= 0 and parts:
-                    parts.append(chunk[:nl])
-                    line = b"".join(parts)
-                    parts.clear()
-                    pending = 0
-                    if len(line) > limit:
-                        self._fail(LimitExceeded("max_frame_bytes", len(line), limit))
-                        break
-                    self._handle_line(line)
-                    start = nl + 1
-                    nl = chunk.find(b"\n", start)
-                if nl >= 0 and self._batchable():
-                    last = chunk.rfind(b"\n")
-                    if self._handle_block(chunk[start : last + 1]):
-                        start = last + 1
-                        nl = -1
-                while nl >= 0:
-                    if nl - start > limit:
-                        self._fail(LimitExceeded("max_frame_bytes", nl - start, limit))
-                        return
-                    if nl > start:
-                        self._handle_line(chunk[start:nl])
-                    start = nl + 1
-                    nl = chunk.find(b"\n", start)
-                if start < len(chunk):
-                    rest = chunk[start:]
-                    parts.append(rest)
-                    pending += len(rest)
-                    if pending > limit:
-                        self._fail(LimitExceeded("max_frame_bytes", pending, limit))
-                        return
-                if self._failure is not None:
-                    return
-        finally:
-            self._reader_done.set()
-
-    def _batchable(self) -> bool:
-        """Whether whole blocks of lines may be decoded at once: nobody needs each line's
-        bytes (no raw subscriber, no tap, no byte budget per turn)."""
-        return (
-            not self._raw_subs
-            and self.options.tap is None
-            and self.options.limits.max_turn_bytes is None
-        )
-
-    def _handle_block(self, block: bytes) -> bool:
-        """Handle every line of ``block`` (complete lines) with one msgspec call.
-
-        The per-line path costs twice as much per frame in Python around the decoder.
-        Returns False, having handled nothing, when the block needs that path: a line
-        over the frame limit, an invalid or unknown line, a ``system`` frame (decoded by
-        subtype), or a blank line.
-        """
-        if len(block) > self.options.limits.max_frame_bytes:
-            return False
-        frames = self._decoder.decode_lines(block)
-        if frames is None or len(frames) != block.count(b"\n"):
-            return False
-        for frame in frames:
-            if self._failure is not None:
-                break
-            self._handle_frame(frame, b"")
-        return True
-
-    def _handle_line(self, line: bytes) -> None:
-        if self._failure is not None:
-            return
-        stripped = line.strip()
-        if not stripped:
-            return
-        if self.options.tap is not None:
-            self.options.tap("out", stripped)
-        try:
-            frame = self._decoder.decode(stripped)
-        except msgspec.DecodeError as exc:
-            self._note(InvalidLine(bytes(line[:4096]), str(exc)), line)
-            return
-        self._handle_frame(frame, stripped)
-
-    def _handle_frame(self, frame: Frame, line: bytes) -> None:
-        if type(frame) is StreamEvent:  # the firehose frame: nothing to dispatch
-            pass
-        elif isinstance(frame, ControlResponse):
-            self._on_control_response(frame)
-        elif isinstance(frame, ControlRequest):
-            if self._tg is not None:
-                # Registered before the task starts: a cancel read with it still finds it.
-                new_scope = self._handler_scopes[frame.request_id] = anyio.CancelScope()
-                self._tg.start_soon(self._answer, frame, new_scope)
-        elif isinstance(frame, ControlCancelRequest):
-            # Withdrawn: no longer pending nor answerable, from the moment anyone sees this.
-            self._deferred.pop(frame.request_id, None)
-            self._asking.discard(frame.request_id)
-            self._early.pop(frame.request_id, None)
-            scope = self._handler_scopes.get(frame.request_id)
-            if scope is not None:
-                scope.cancel()
-        elif type(frame) is UnknownFrame and frame.type in _MUST_READ:
-            # Some waiter needed this frame: fail them all rather than let one hang.
-            self._note(frame, line)
-            self._fail(ProtocolError(f"the CLI sent a {frame.type} frame that cannot be read"))
-            return
-        self._note(frame, line)
+    # ------------------------------------------------------------------ internals: frames
 
     def _note(self, event: Event, line: bytes) -> None:
         """Account ``event`` to the running turn and deliver it to subscribers."""
         turn = self._turn
         if turn is not None and turn.active:
-            turn.bytes += len(line) + 1
-            turn.count += 1
-            limits = self.options.limits
-            if limits.max_turn_bytes is not None and turn.bytes > limits.max_turn_bytes:
-                self._fail(LimitExceeded("max_turn_bytes", turn.bytes, limits.max_turn_bytes))
+            breach = turn.account(event, len(line) + 1, self.options.limits)
+            if breach is not None:
+                self._fail(breach)
                 return
-            if limits.max_turn_events is not None and turn.count > limits.max_turn_events:
-                self._fail(LimitExceeded("max_turn_events", turn.count, limits.max_turn_events))
-                return
-            if len(turn.events) < turn.history:
-                turn.events.append(event)
-            else:
-                turn.dropped += 1
         if type(event) is not StreamEvent:  # stream events change no session state
             self._track(event, turn)
-        self._publish(event, line)
+        self._subscribers.publish(event, line)
 
-    def _track(self, event: Event, turn: _Turn | None) -> None:
+    def _track(self, event: Event, turn: Turn | None) -> None:
         active = turn is not None and turn.active
         if isinstance(event, AssistantFrame):
             if active:
                 assert turn is not None
-                if event.aborted:
-                    turn.aborted = True
-                text = event.text
-                if text:
-                    turn.texts.append(text)
+                turn.on_assistant(event)
         elif isinstance(event, ResultFrame):
             if event.session_id:
                 self.claude_session_id = event.session_id
             self._total_cost = max(self._total_cost, float(event.total_cost_usd or 0.0))
             if active:
                 assert turn is not None
-                turn.results.append(event)
-                named = [u for u in event.user_message_uuids if u in turn.commands]
-                if not named:  # no uuid echoed: the oldest command without a result
-                    named = [u for u in turn.commands if u not in turn.resulted][:1]
-                turn.resulted.update(named)
-                if turn.finished():
+                if turn.on_result(event):
                     self._end_turn(turn)
         elif isinstance(event, CommandLifecycle):
             if active:
                 assert turn is not None
-                if event.command_uuid in turn.commands:
-                    turn.lifecycle_seen.add(event.command_uuid)
-                    turn.commands[event.command_uuid] = event.state
-                    if turn.finished():
-                        self._end_turn(turn)
+                if turn.on_lifecycle(event):
+                    self._end_turn(turn)
         elif isinstance(event, SystemInit):
             self.last_init = event
             self._init_seen.set()
@@ -1003,154 +534,24 @@ class DuplexSession:
             if event.permission_mode:
                 self.permission_mode = event.permission_mode
 
-    def _on_control_response(self, frame: ControlResponse) -> None:
-        request_id = frame.response.get("request_id")
-        if not isinstance(request_id, str):  # it may answer any waiter: fail them all
-            self._fail(ProtocolError("the CLI sent a control_response without a request_id"))
-            return
-        waiter = self._controls.get(request_id)
-        if waiter is not None and not waiter.event.is_set():
-            waiter.response = frame.response
-            waiter.event.set()
-
-    # ------------------------------------------------------------------ internals: CLI requests
-
-    async def _answer(self, frame: ControlRequest, scope: anyio.CancelScope) -> None:
-        """Answer one request from the CLI; always answered unless the CLI cancelled it."""
-        request_id = frame.request_id
-        if scope.cancel_called:  # withdrawn before this task started
-            self._handler_scopes.pop(request_id, None)
-            return
-        with scope:
-            try:
-                body = await self._dispatch(frame)
-                reply: dict[str, Any] = {
-                    "subtype": "success",
-                    "request_id": request_id,
-                    "response": body,
-                }
-            except Exception as exc:  # every request gets an answer, never a hang
-                reply = {
-                    "subtype": "error",
-                    "request_id": request_id,
-                    "error": f"{type(exc).__name__}: {exc}"
-                    if not isinstance(exc, ControlError)
-                    else str(exc),
-                }
-                if isinstance(exc, ControlError) and exc.error_code:
-                    reply["error_code"] = exc.error_code
-            finally:
-                self._handler_scopes.pop(request_id, None)
-                self._deferred.pop(request_id, None)
-        if scope.cancelled_caught:
-            return  # the CLI withdrew the request: it must not be answered
-        data = msgspec.json.encode({"type": "control_response", "response": reply}) + b"\n"
-        try:
-            await self._write(data)
-        except ProcessFailed:
-            pass  # the CLI is gone; nobody is left to answer
-
-    async def _dispatch(self, frame: ControlRequest) -> dict[str, Any]:
-        request = frame.request
-        subtype = frame.subtype
-        if subtype == "can_use_tool":
-            return await self._decide(PermissionRequest.from_cli(frame.request_id, request))
-        if subtype == "hook_callback":
-            callback = self._hooks.get(str(request.get("callback_id")))
-            if callback is None:
-                raise ControlError(f"no hook callback {request.get('callback_id')!r}")
-            hook_input = request.get("input")
-            return await callback(
-                hook_input if isinstance(hook_input, dict) else {}, request.get("tool_use_id")
-            )
-        if subtype == "mcp_message":
-            name = str(request.get("server_name"))
-            server = self.options.mcp_servers.get(name)
-            message = request.get("message")
-            if server is None:
-                raise ControlError(f"no in-process MCP server named {name!r}")
-            reply = await server.handle(message if isinstance(message, dict) else {})
-            return {"mcp_response": reply}
-        raise ControlError(f"Unsupported control request subtype: {subtype}", "unsupported_request")
-
-    async def _decide(self, request: PermissionRequest) -> dict[str, Any]:
-        handler = self.options.permission_handler or deny_all
-        request_id = request.request_id
-        self._asking.add(request_id)
-        try:
-            decision: Decision = await handler(request)
-        finally:
-            self._asking.discard(request_id)
-        early = self._early.pop(request_id, None)
-        if isinstance(decision, Defer) and early is not None:
-            decision = early
-        if isinstance(decision, Defer):
-            waiter = _ControlWaiter()
-            self._deferred[request.request_id] = (request, waiter)
-            self._publish(PermissionDeferred(request))
-            await waiter.event.wait()
-            if waiter.error is not None:
-                raise waiter.error
-            assert waiter.response is not None
-            decision = waiter.response["decision"]
-        if not isinstance(decision, Allow | Deny):
-            raise TypeError(
-                f"a permission handler must return Allow, Deny or Defer, not {decision!r}"
-            )
-        return response_for(decision, request)
-
     # ------------------------------------------------------------------ internals: endings
 
-    def _end_turn(self, turn: _Turn, error: BaseException | None = None) -> None:
+    def _end_turn(self, turn: Turn, error: BaseException | None = None) -> None:
         if turn.done.is_set():
             return
         self._turns_completed += 1
-        if error is not None:
-            turn.error = error
-        else:
-            turn.result = self._turn_result(turn)
-        turn.active = False
-        turn.done.set()
-
-    def _turn_result(self, turn: _Turn) -> TurnResult:
-        last = turn.results[-1] if turn.results else ResultFrame()
-        total = max(self._total_cost, turn.cost_base)
-        text = next((r.result for r in reversed(turn.results) if r.result is not None), None)
-        if text is None:
-            text = "".join(turn.texts)
-        interrupted = (
-            turn.aborted
-            or any((r.terminal_reason or "").startswith("aborted") for r in turn.results)
-            or (turn.interrupt_requested and last.stop_reason is None)
-        )
-        return TurnResult(
-            text=text,
-            is_error=any(r.is_error for r in turn.results),
-            subtype=last.subtype,
-            stop_reason=last.stop_reason,
-            terminal_reason=terminal_reason(last),
-            api_error_status=last.api_error_status,
-            session_id=last.session_id or self.claude_session_id,
-            usage=last.usage,
-            cost_usd=max(0.0, total - turn.cost_base),
-            total_cost_usd=total,
-            duration_ms=(time.monotonic() - turn.started) * 1000.0,
-            num_turns=sum(r.num_turns for r in turn.results),
-            interrupted=interrupted,
-            results=list(turn.results),
-            events=turn.events,
-            events_dropped=turn.dropped,
-            command_uuids=list(turn.commands),
+        turn.end(
+            error if error is not None else turn.outcome(self._total_cost, self.claude_session_id)
         )
 
-    async def _await_turn(self, turn: _Turn) -> TurnResult:
+    async def _await_turn(self, turn: Turn) -> TurnResult:
         await turn.done.wait()
         if turn.error is not None:
             raise turn.error
         assert turn.result is not None
         return turn.result
 
-    async def _turn_deadline(self, turn: _Turn, seconds: float) -> None:
+    async def _turn_deadline(self, turn: Turn, seconds: float) -> None:
         with anyio.move_on_after(seconds):
             await turn.done.wait()
         if not turn.done.is_set():
@@ -1159,7 +560,7 @@ class DuplexSession:
     async def _reap(self, proc: CliProcess) -> None:
         await proc.reap()
         with anyio.move_on_after(timeouts.READER_DRAIN):
-            await self._reader_done.wait()
+            await self._reader.done.wait()
         self._finish()
         if self._tg is not None:
             self._tg.cancel_scope.cancel()  # handler tasks have nobody left to answer
@@ -1168,6 +569,7 @@ class DuplexSession:
         """A limit or deadline tripped: fail every waiter and kill the group now."""
         if self._failure is None:
             self._failure = error
+        self._reader.stopped = True
         self._closing = True
         self._fail_waiters(error)
         if self._proc is not None:
@@ -1177,15 +579,7 @@ class DuplexSession:
         turn = self._turn
         if turn is not None and not turn.done.is_set():
             self._end_turn(turn, error)
-        for waiter in list(self._controls.values()):
-            if not waiter.event.is_set():
-                waiter.error = error
-                waiter.event.set()
-        closed = SessionClosed(f"the session closed: {error}")
-        for _, waiter in list(self._deferred.values()):
-            if not waiter.event.is_set():
-                waiter.error = closed
-                waiter.event.set()
+        self._control.fail_waiters(error)
 
     def _finish(self) -> None:
         """The process is gone: settle every waiter and end every subscription."""
@@ -1210,10 +604,5 @@ class DuplexSession:
             )
         self._closing = True
         self._fail_waiters(error)
-        exited = SessionExited(status)
-        for sub in list(self._subs):
-            sub._push(exited)
-            sub._end()
-        self._subs.clear()
-        self._raw_subs = 0
+        self._subscribers.end(SessionExited(status))
         self._finished.set()

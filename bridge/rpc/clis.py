@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 import anyio
 
 from bridge import duplex, timeouts
-from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION, parse_version, version_supported
+from bridge.duplex.features import (
+    FALLBACKS,
+    MIN_CLI_VERSION,
+    CliFeatures,
+    parse_version,
+    version_supported,
+)
 
 from . import wire
 
@@ -35,7 +41,7 @@ class KnownCli:
     """What the bridge learned of one CLI executable."""
 
     version: str | None = None
-    seen: duplex.CliFeatures | None = None
+    seen: CliFeatures | None = None
     """The capabilities a session of this executable showed (all its sessions share them)."""
     probed: anyio.Event = field(default_factory=anyio.Event)
     warned: bool = False

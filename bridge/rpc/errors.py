@@ -16,6 +16,16 @@ import msgspec
 
 from bridge import duplex
 from bridge.duplex import history
+from bridge.duplex.errors import (
+    BudgetExceeded,
+    ControlError,
+    DeadlineExceeded,
+    LimitExceeded,
+    NotSent,
+    ProtocolError,
+    UnknownRequest,
+    Unsupported,
+)
 
 from . import wire
 from .endpoint import RpcFailure
@@ -57,16 +67,16 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.CliNotFound: wire.ErrorCode.CLI_NOT_FOUND,
     duplex.SessionClosed: wire.ErrorCode.SESSION_CLOSED,
     duplex.TurnInFlight: wire.ErrorCode.TURN_IN_FLIGHT,
-    duplex.NotSent: wire.ErrorCode.NOT_SENT,
-    duplex.LimitExceeded: wire.ErrorCode.LIMIT_EXCEEDED,
-    duplex.DeadlineExceeded: wire.ErrorCode.DEADLINE_EXCEEDED,
-    duplex.BudgetExceeded: wire.ErrorCode.BUDGET_EXCEEDED,
+    NotSent: wire.ErrorCode.NOT_SENT,
+    LimitExceeded: wire.ErrorCode.LIMIT_EXCEEDED,
+    DeadlineExceeded: wire.ErrorCode.DEADLINE_EXCEEDED,
+    BudgetExceeded: wire.ErrorCode.BUDGET_EXCEEDED,
     duplex.ProcessFailed: wire.ErrorCode.PROCESS_FAILED,
-    duplex.ControlError: wire.ErrorCode.CONTROL_ERROR,
-    duplex.UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
+    ControlError: wire.ErrorCode.CONTROL_ERROR,
+    UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
     history.ConversationNotFound: wire.ErrorCode.HISTORY_NOT_FOUND,
-    duplex.Unsupported: wire.ErrorCode.UNSUPPORTED,
-    duplex.ProtocolError: wire.ErrorCode.SESSION_CLOSED,  # the session was closed for it
+    Unsupported: wire.ErrorCode.UNSUPPORTED,
+    ProtocolError: wire.ErrorCode.SESSION_CLOSED,  # the session was closed for it
 }
 
 
@@ -101,12 +111,12 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
         data.tried = list(exc.tried)
     elif isinstance(exc, duplex.ProcessFailed) and exc.exit_status is not None:
         data.exit_status = wire_exit_status(exc.exit_status)
-    elif isinstance(exc, duplex.LimitExceeded):
+    elif isinstance(exc, LimitExceeded):
         data.limit = exc.limit
-    elif isinstance(exc, duplex.DeadlineExceeded):
+    elif isinstance(exc, DeadlineExceeded):
         data.limit = exc.deadline
     elif isinstance(exc, history.ConversationNotFound):
-        data.claude_session_id = exc.session_id
-    elif isinstance(exc, duplex.Unsupported):
+        data.claude_session_id = exc.claude_session_id
+    elif isinstance(exc, Unsupported):
         data.capability = exc.capability
     return RpcError(code, str(exc), data)

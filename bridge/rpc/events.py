@@ -14,6 +14,19 @@ import msgspec
 
 from bridge import duplex
 from bridge.duplex.features import terminal_reason
+from bridge.duplex.frames import (
+    AssistantFrame,
+    CommandLifecycle,
+    RawFrame,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemOther,
+    SystemStatus,
+    UnknownFrame,
+    UserFrame,
+)
+from bridge.duplex.subscriptions import Event, InvalidLine, Lagged
 
 from . import wire
 
@@ -38,23 +51,23 @@ def turn_result(result: duplex.TurnResult) -> wire.TurnResult:
         total_cost_usd=result.total_cost_usd,
         duration_ms=result.duration_ms,
         num_turns=result.num_turns,
-        claude_session_id=result.session_id,
+        claude_session_id=result.claude_session_id,
         api_error_status=result.api_error_status,
         usage=result.usage,
         command_uuids=result.command_uuids,
-        results=len(result.results),
+        results=result.results,
     )
 
 
-def to_wire(item: duplex.Event | duplex.Lagged) -> list[wire.Event]:
+def to_wire(item: Event | Lagged) -> list[wire.Event]:
     """The wire events for one item of a session subscription."""
-    if isinstance(item, duplex.StreamEvent):
+    if isinstance(item, StreamEvent):
         return _stream(item)
-    if isinstance(item, duplex.AssistantFrame):
+    if isinstance(item, AssistantFrame):
         return _assistant(item)
-    if isinstance(item, duplex.UserFrame):
+    if isinstance(item, UserFrame):
         return _user(item)
-    if isinstance(item, duplex.ResultFrame):
+    if isinstance(item, ResultFrame):
         return [
             wire.ResultEvent(
                 subtype=item.subtype,
@@ -69,9 +82,9 @@ def to_wire(item: duplex.Event | duplex.Lagged) -> list[wire.Event]:
                 usage=item.usage,
             )
         ]
-    if isinstance(item, duplex.CommandLifecycle):
+    if isinstance(item, CommandLifecycle):
         return [wire.CommandLifecycleEvent(command_uuid=item.command_uuid, state=item.state)]
-    if isinstance(item, duplex.SystemInit):
+    if isinstance(item, SystemInit):
         return [
             wire.InitEvent(
                 claude_session_id=item.session_id,
@@ -84,23 +97,23 @@ def to_wire(item: duplex.Event | duplex.Lagged) -> list[wire.Event]:
                 capabilities=item.capabilities,
             )
         ]
-    if isinstance(item, duplex.SystemStatus):
+    if isinstance(item, SystemStatus):
         return [wire.StatusEvent(status=item.status, permission_mode=item.permission_mode)]
-    if isinstance(item, duplex.SystemOther):
+    if isinstance(item, SystemOther):
         return [wire.SystemEvent(subtype=item.subtype, data=item.data)]
-    if isinstance(item, duplex.UnknownFrame):
+    if isinstance(item, UnknownFrame):
         return [wire.UnknownEvent(frame_type=item.type, frame=item.data)]
-    if isinstance(item, duplex.RawFrame):
+    if isinstance(item, RawFrame):
         # msgspec.Raw is written verbatim: the client gets the CLI's exact bytes.
         return [wire.RawEvent(frame=msgspec.Raw(item.line))]  # type: ignore[arg-type]
-    if isinstance(item, duplex.Lagged):
+    if isinstance(item, Lagged):
         return [wire.LaggedEvent(missed=item.missed)]
-    if isinstance(item, duplex.InvalidLine):
+    if isinstance(item, InvalidLine):
         return [wire.InvalidLineEvent(line=item.line.decode("utf-8", "replace"), error=item.error)]
     return []
 
 
-def _stream(frame: duplex.StreamEvent) -> list[wire.Event]:
+def _stream(frame: StreamEvent) -> list[wire.Event]:
     body = frame.event
     delta = body.delta
     if body.type != "content_block_delta" or delta is None:
@@ -123,7 +136,7 @@ def _stream(frame: duplex.StreamEvent) -> list[wire.Event]:
     return []
 
 
-def _assistant(frame: duplex.AssistantFrame) -> list[wire.Event]:
+def _assistant(frame: AssistantFrame) -> list[wire.Event]:
     out: list[wire.Event] = []
     message_id = frame.message.id
     parent = frame.parent_tool_use_id
@@ -156,7 +169,7 @@ def _assistant(frame: duplex.AssistantFrame) -> list[wire.Event]:
     return out
 
 
-def _user(frame: duplex.UserFrame) -> list[wire.Event]:
+def _user(frame: UserFrame) -> list[wire.Event]:
     content = frame.message.content
     if isinstance(content, str):
         return [wire.UserTextEvent(text=content, is_replay=frame.is_replay)]

@@ -29,6 +29,8 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
+from bridge.duplex.frames import AssistantFrame, UserFrame
+from bridge.duplex.pool import WarmPool, warm_context
 
 from . import wire
 from .clis import CliCatalog
@@ -92,7 +94,7 @@ class Bridge:
         self._tg: anyio.abc.TaskGroup | None = None
         self._shutdown_requested = False
         self._initialized = False
-        self.pool: duplex.WarmPool | None = None
+        self.pool: WarmPool | None = None
         self._register()
 
     # ------------------------------------------------------------------ running
@@ -101,11 +103,11 @@ class Bridge:
         """Serve until end of input, ``exit`` or a signal; return the exit code."""
         async with anyio.create_task_group() as tg:
             self._tg = self.sessions.tg = tg
-            self.pool = duplex.WarmPool(
+            self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
                 idle_timeout=self.config.warm_idle_timeout,
-                warmup=duplex.warm_context if self.config.warm_context else None,
+                warmup=warm_context if self.config.warm_context else None,
             )
             tg.start_soon(self.clis.probe_default)
             if self.config.handle_signals:
@@ -240,7 +242,7 @@ class Bridge:
                 self.pool.size = warm.size
                 if warm.idle_timeout is not None:
                     self.pool.idle_timeout = warm.idle_timeout
-                self.pool.warmup = duplex.warm_context if warm.warm_context else None
+                self.pool.warmup = warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
         with anyio.move_on_after(_PROBE_WAIT_SECONDS):  # a slow CLI does not delay the answer
             await self.clis.default_probed.wait()
@@ -269,7 +271,7 @@ class Bridge:
         cli, cwd, options, key = await create_options(
             params, self.config, self.permissions.router()
         )
-        replay: Iterator[duplex.UserFrame | duplex.AssistantFrame] | None = None
+        replay: Iterator[UserFrame | AssistantFrame] | None = None
         if params.replay:
             if not params.resume:
                 raise invalid_params("session/create", "replay needs resume - at `$.replay`")
@@ -452,7 +454,7 @@ class Bridge:
     async def get_context_usage(self, params: wire.SessionParams) -> wire.ContextUsageResult:
         """``session/getContextUsage``."""
         usage = await self.sessions.get(params.session_id).session.get_context_usage()
-        return wire.ContextUsageResult(usage=usage)
+        return wire.ContextUsageResult(usage=usage.report)
 
     async def status(self, params: wire.SessionParams) -> wire.SessionStatus:
         """``session/status``."""
@@ -482,9 +484,7 @@ class Bridge:
             stderr_tail=result.stderr_tail,
         )
 
-    async def _replay(
-        self, entry: Entry, frames: Iterator[duplex.UserFrame | duplex.AssistantFrame]
-    ) -> None:
+    async def _replay(self, entry: Entry, frames: Iterator[UserFrame | AssistantFrame]) -> None:
         """Send a resumed conversation's past messages, before the session's live events
         (its pump starts afterwards) and before the create answer (they are written first)."""
         take = functools.partial(_take, frames, 256)

@@ -49,7 +49,7 @@ class HistoryMethods:
         return wire.HistoryResult(
             conversations=[
                 wire.HistoryEntry(
-                    claude_session_id=c.session_id,
+                    claude_session_id=c.claude_session_id,
                     title=c.title,
                     custom_title=c.custom_title,
                     summary=c.summary,
@@ -60,7 +60,7 @@ class HistoryMethods:
                     git_branch=c.git_branch,
                     cwd=c.cwd,
                     file_size=c.file_size,
-                    live_session_id=live.get(c.session_id),
+                    live_session_id=live.get(c.claude_session_id),
                 )
                 for c in page.conversations
             ],

@@ -23,6 +23,10 @@ import msgspec
 from anyio.abc import TaskGroup, TaskStatus
 
 from bridge import duplex, timeouts
+from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
+from bridge.duplex.frames import SystemInit
+from bridge.duplex.session import CloseResult
+from bridge.duplex.subscriptions import SessionExited
 
 from . import wire
 from .clis import CliCatalog, KnownCli
@@ -58,7 +62,7 @@ class BridgeConfig:
     warm_idle_timeout: float = 300.0
     """Seconds an unused spare lives before it is reaped."""
     warm_context: bool = True
-    """Warm each spare with a context-usage request (see ``duplex.warm_context``)."""
+    """Warm each spare with a context-usage request (see ``warm_context``)."""
     base_env: dict[str, str] | None = None
     """Environment the CLI children inherit (default: the bridge's own)."""
 
@@ -226,9 +230,9 @@ class SessionRegistry:
         """Forward one session's events to the client, in order, then ``session/exited``."""
         try:
             async for item in entry.sub:
-                if isinstance(item, duplex.SessionExited):
+                if isinstance(item, SessionExited):
                     break
-                if isinstance(item, duplex.SystemInit) and entry.cli is not None:
+                if isinstance(item, SystemInit) and entry.cli is not None:
                     entry.cli.seen = entry.session.features  # for the next sessions' create
                 entry.pump_busy = True
                 for event in to_wire(item):
@@ -283,9 +287,9 @@ class SessionRegistry:
         status = session.exit_status
         if entry.exit_reason is not None:
             reason = entry.exit_reason
-        elif isinstance(failure, duplex.LimitExceeded):
+        elif isinstance(failure, LimitExceeded):
             reason = "limit"
-        elif isinstance(failure, duplex.DeadlineExceeded):
+        elif isinstance(failure, DeadlineExceeded):
             reason = "deadline"
         elif status.state == "failed":
             reason = "failed"
@@ -319,7 +323,7 @@ class SessionRegistry:
         book-keeping goes once its ``session/exited`` is written."""
         if self.live.get(entry.id) is not entry:
             return
-        result: duplex.CloseResult | None = None
+        result: CloseResult | None = None
         with (
             anyio.move_on_after(self.config.close_grace + self.config.kill_grace + 1),
             contextlib.suppress(duplex.DuplexError),

@@ -13,6 +13,7 @@ import anyio
 import msgspec
 
 from bridge import duplex
+from bridge.duplex.pool import pool_key
 
 from . import wire
 from .errors import RpcError, invalid_params
@@ -84,7 +85,7 @@ async def create_options(
         argv = options.argv(str(cli))  # validates tool names and modes before spawning
     except ValueError as exc:
         raise invalid_params("session/create", str(exc)) from None
-    key = duplex.pool_key([*argv, repr(options.limits)], options.environ(), cwd)
+    key = pool_key([*argv, repr(options.limits)], options.environ(), cwd)
     return cli, cwd, options, key
 
 

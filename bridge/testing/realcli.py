@@ -49,7 +49,7 @@ _DROP_NAMES = frozenset({"CLAUDECODE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_
 def bundled_cli_path() -> Path | None:
     """The executable ``claude`` inside the installed ``claude_agent_sdk`` package, or ``None``.
 
-    The package is located without importing it (see :func:`bridge.duplex.bundled_cli`).
+    The package is located without importing it (see :func:`bridge.duplex.discovery.bundled_cli`).
     """
     path = bundled_cli()
     return path if path is not None and os.access(path, os.X_OK) else None

@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["Divergence", "Replay", "load_recording", "main", "write_replay_cli"]
+__all__ = ["DIVERGED", "Divergence", "Replay", "load_recording", "main", "write_replay_cli"]
 
 DIVERGED = 2
 """Exit code when the host did not do what the recording says it did."""

@@ -1,7 +1,7 @@
 """A stdio MCP server for the tests: one tool, ``shout``, that upper-cases its text.
 
 Run as ``python mcp_stdio_server.py``: newline-delimited JSON-RPC on stdin/stdout,
-answered by :class:`bridge.duplex.McpServer` (notifications get no reply).
+answered by :class:`bridge.duplex.mcp.McpServer` (notifications get no reply).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from bridge.duplex import McpServer
+from bridge.duplex.mcp import McpServer
 
 server = McpServer("shouter")
 

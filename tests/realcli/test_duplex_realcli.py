@@ -25,23 +25,15 @@ import pytest
 from bridge.duplex import (
     Allow,
     CliNotFound,
-    CommandLifecycle,
     Decision,
     Defer,
     Deny,
     DuplexOptions,
     DuplexSession,
-    HookMatcher,
-    InterruptResult,
-    McpServer,
-    PermissionDeferred,
     PermissionRequest,
-    ResultFrame,
-    StreamEvent,
-    SystemInit,
-    SystemStatus,
-    Unsupported,
 )
+from bridge.duplex.control import InterruptResult, SetPermissionModeResult
+from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import (
     CANCEL_QUEUED,
     FALLBACKS,
@@ -49,6 +41,16 @@ from bridge.duplex.features import (
     LIFECYCLE,
     parse_version,
 )
+from bridge.duplex.frames import (
+    CommandLifecycle,
+    ResultFrame,
+    StreamEvent,
+    SystemInit,
+    SystemStatus,
+)
+from bridge.duplex.mcp import McpServer
+from bridge.duplex.options import HookMatcher
+from bridge.duplex.subscriptions import PermissionDeferred
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
@@ -142,7 +144,8 @@ async def test_multi_turn_keeps_context_on_one_process(
             third = await session.send("and what did you do?")
         assert session.pid == pid
         assert third.text == "Echo: and what did you do?"
-        assert first.session_id == second.session_id == third.session_id is not None
+        assert first.claude_session_id is not None
+        assert first.claude_session_id == second.claude_session_id == third.claude_session_id
 
     # The second call the model got carries the first turn's exchange: same conversation.
     assert conversation(fake_api, 0)[-1] == ("user", "hello there")
@@ -235,7 +238,7 @@ async def test_permission_denied_keeps_the_tool_from_running(
     [seen] = fake_api.tool_results()
     assert seen["is_error"]
     assert "the host says no to Bash today" in seen["content"]
-    assert [d["tool_name"] for d in result.results[-1].permission_denials] == ["Bash"]
+    assert [d["tool_name"] for d in result.result_frames[-1].permission_denials] == ["Bash"]
 
 
 async def test_permission_allowed_with_rewritten_input_runs_the_rewrite(
@@ -383,9 +386,9 @@ async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
             assert interrupted == InterruptResult(still_queued=None, cancelled=None)
         assert result.interrupted
         assert result.command_uuids[1] == receipt.uuid
-        assert len(result.results) == 2
-        assert result.results[0].is_error  # the essay was cut short
-        assert result.results[-1].result == "Echo: queued behind the essay"
+        assert len(result.result_frames) == 2
+        assert result.result_frames[0].is_error  # the essay was cut short
+        assert result.result_frames[-1].result == "Echo: queued behind the essay"
         assert session.pid == pid
 
 
@@ -425,12 +428,12 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
             assert first_done < states.index((receipt.uuid, "started"))
         else:
             assert session.features.legacy and states == []
-        assert [r.result for r in result.results] == [
+        assert [r.result for r in result.result_frames] == [
             "".join(f"w{i} " for i in range(20)),
             "Echo: and a follow-up",
         ]
         assert result.text == "Echo: and a follow-up"
-        assert len({r.session_id for r in result.results}) == 1
+        assert len({r.session_id for r in result.result_frames}) == 1
     assert conversation(fake_api, -1)[-1] == ("user", "and a follow-up")
 
 
@@ -467,10 +470,10 @@ async def test_interrupt_with_cancel_queued_cancels_the_message_or_is_refused(
     if features.has(CANCEL_QUEUED):
         assert not refused
         assert answer.cancelled == [receipt.uuid]
-        assert [r.result for r in result.results] == [None]  # the queued message never ran
+        assert [r.result for r in result.result_frames] == [None]  # the queued message never ran
     else:  # 2.1.176: refused, so nothing is reported cancelled that then runs anyway
         assert [e.capability for e in refused] == [CANCEL_QUEUED]
-        assert result.results[-1].result == "Echo: queued behind the essay"
+        assert result.result_frames[-1].result == "Echo: queued behind the essay"
 
 
 async def test_feature_detection_reports_what_each_cli_advertises(
@@ -520,7 +523,7 @@ async def test_set_permission_mode_shows_in_status_and_the_next_init(
                 if isinstance(event, SystemStatus) and event.permission_mode == "acceptEdits":
                     break
             after = await session.send("after")
-    assert response == {"mode": "acceptEdits"}
+    assert response == SetPermissionModeResult("acceptEdits")
     [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
     [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
     assert init_before.permission_mode == "default"
@@ -535,14 +538,15 @@ async def test_get_context_usage_returns_the_clis_report(
             empty = await session.get_context_usage()
             result = await session.send("x" * 4000)  # about 1000 tokens of user message
             usage = await session.get_context_usage()
-    assert empty["messageBreakdown"]["userMessageTokens"] == 0
-    assert empty["apiUsage"] is None
-    assert usage["maxTokens"] > usage["totalTokens"] > 0
-    assert "System prompt" in {c["name"] for c in usage["categories"]}
-    assert usage["messageBreakdown"]["userMessageTokens"] >= 1000
+    assert empty.report["messageBreakdown"]["userMessageTokens"] == 0
+    assert empty.report["apiUsage"] is None
+    assert usage.max_tokens is not None and usage.total_tokens is not None
+    assert usage.max_tokens > usage.total_tokens > 0
+    assert "System prompt" in {c["name"] for c in usage.categories}
+    assert usage.report["messageBreakdown"]["userMessageTokens"] >= 1000
     # The usage the fake API reported for the turn is what the CLI accounts.
     assert result.usage is not None
-    assert usage["apiUsage"]["input_tokens"] == result.usage["input_tokens"] > 1000
+    assert usage.report["apiUsage"]["input_tokens"] == result.usage["input_tokens"] > 1000
 
 
 async def test_api_error_gives_an_error_result_and_exit_code_1(
@@ -554,7 +558,7 @@ async def test_api_error_gives_an_error_result_and_exit_code_1(
         assert result.is_error
         assert result.api_error_status == 400
         assert result.terminal_reason == "api_error"  # 2.1.176's frame says "completed"
-        said = result.results[0].terminal_reason
+        said = result.result_frames[0].terminal_reason
         assert said == ("completed" if session.features.legacy else "api_error")
         assert "fake API says the request is invalid" in result.text
         closed = await session.close()
@@ -635,9 +639,9 @@ async def test_host_mcp_tool_is_listed_and_called_by_the_model(
     [seen] = fake_api.tool_results()
     assert seen["content"] == "main.py, README.md" and not seen["is_error"]
     assert result.text == "Tool finished: main.py, README.md"
-    [server] = [s for s in status["mcpServers"] if s["name"] == "editor"]
-    assert server["status"] == "connected"
-    assert [t["name"] for t in server["tools"]] == ["open_buffers"]
+    [server] = [s for s in status.servers if s.name == "editor"]
+    assert server.status == "connected"
+    assert [t["name"] for t in server.tools] == ["open_buffers"]
     [init] = [e for e in result.events if isinstance(e, SystemInit)]
     assert "mcp__editor__open_buffers" in init.tools
 

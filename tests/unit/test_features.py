@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from bridge.duplex import CliFeatures, ResultFrame
 from bridge.duplex.features import (
     CANCEL_QUEUED,
     FALLBACKS,
     LIFECYCLE,
     MIN_CLI_VERSION,
+    CliFeatures,
     parse_version,
     terminal_reason,
     version_supported,
 )
+from bridge.duplex.frames import ResultFrame, SystemInit
 
 
 def test_versions_parse_from_what_claude_version_prints() -> None:
@@ -48,3 +49,14 @@ def test_an_api_error_status_makes_the_terminal_reason_api_error() -> None:
     assert terminal_reason(old) == terminal_reason(new) == "api_error"
     assert terminal_reason(aborted) == "aborted_streaming"
     assert terminal_reason(fine) == "completed"
+
+
+def test_features_are_what_initialize_and_the_latest_init_reported() -> None:
+    before = CliFeatures.reported(None, {"claude_code_version": "2.1.332"})
+    assert before == CliFeatures(version="2.1.332") and before.legacy is None
+    legacy = CliFeatures.reported(SystemInit(claude_code_version="2.1.176"), {})
+    assert legacy.known and legacy.legacy and legacy.version == "2.1.176"
+    modern = CliFeatures.reported(
+        SystemInit(capabilities=[LIFECYCLE]), {"claude_code_version": "x"}
+    )
+    assert modern.has(LIFECYCLE) and modern.version == "x"

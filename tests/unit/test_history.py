@@ -17,7 +17,7 @@ from pathlib import Path
 import claude_agent_sdk as sdk
 import pytest
 
-from bridge.duplex import AssistantFrame, UserFrame
+from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.history import (
     ConversationNotFound,
     config_dir,
@@ -150,7 +150,7 @@ def test_a_long_path_whose_hash_suffix_differs_is_found_by_its_prefix(
     sid = install("three_turns", cwd=long)
     project = config / "projects" / encode_cwd(long)
     project.rename(project.with_name(encode_cwd(long)[:200] + "-otherhash"))
-    assert [c.session_id for c in list_conversations(long, config_dir=config)] == [sid]
+    assert [c.claude_session_id for c in list_conversations(long, config_dir=config)] == [sid]
 
 
 # --------------------------------------------------------------------------- reading
@@ -303,7 +303,7 @@ def test_list_describes_a_conversation_as_the_sdk_does(config: Path, install: In
     sid = install("three_turns")
     (info,) = list_conversations(PROJECT, config_dir=config)
     (theirs,) = sdk.list_sessions(PROJECT)
-    assert info.session_id == theirs.session_id == sid
+    assert info.claude_session_id == theirs.session_id == sid
     assert info.title == info.first_prompt == theirs.first_prompt == "first question"
     assert info.custom_title is theirs.custom_title is None
     assert info.created_at == theirs.created_at and info.created_at is not None
@@ -321,13 +321,13 @@ def test_list_is_newest_first_and_pages(config: Path, install: Install) -> None:
     old = install("parallel_tools", mtime=1_700_000_000)
     mid = install("compacted", mtime=1_700_000_100)
     new = install("three_turns", mtime=1_700_000_200)
-    assert [c.session_id for c in list_conversations(PROJECT, config_dir=config)] == [
+    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [
         new,
         mid,
         old,
     ]
     page = list_conversations_page(PROJECT, limit=1, offset=1, config_dir=config)
-    assert [c.session_id for c in page.conversations] == [mid]
+    assert [c.claude_session_id for c in page.conversations] == [mid]
     assert page.total == 3
     assert page.conversations[0].last_modified == 1_700_000_100_000
 
@@ -342,7 +342,7 @@ def test_list_leaves_out_transcripts_without_a_prompt(config: Path, install: Ins
         config / "projects" / encode_cwd(PROJECT) / "11111111-2222-4333-8444-555555555555.jsonl"
     )
     meta_only.write_text('{"type":"queue-operation","operation":"enqueue"}\n')
-    assert [c.session_id for c in list_conversations(PROJECT, config_dir=config)] == [sid]
+    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [sid]
 
 
 # --------------------------------------------------------------------------- changing
@@ -401,7 +401,7 @@ def test_delete_removes_the_conversation_and_its_subagent_transcripts(
     subagents.mkdir(parents=True)
     (subagents / "agent-1.jsonl").write_text("{}\n")
     delete_conversation(PROJECT, sid, config_dir=config)
-    assert [c.session_id for c in list_conversations(PROJECT, config_dir=config)] == [keep]
+    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [keep]
     assert not subagents.exists()
     with pytest.raises(ConversationNotFound):
         read_messages(PROJECT, sid, config_dir=config)

@@ -8,8 +8,8 @@ import anyio
 import pytest
 
 from bridge.__main__ import main
-from bridge.duplex import DuplexOptions, DuplexSession, WarmPool, pool_key
-from bridge.duplex.pool import MAX_POOL_SIZE
+from bridge.duplex import DuplexOptions, DuplexSession
+from bridge.duplex.pool import MAX_POOL_SIZE, WarmPool, pool_key
 from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio
@@ -141,7 +141,7 @@ async def test_a_spare_is_warmed_up_before_it_is_handed_out(
     warmed: list[DuplexSession] = []
 
     async def warmup(session: DuplexSession) -> None:
-        await session.get_context_usage()  # what duplex.warm_context does
+        await session.get_context_usage()  # what warm_context does
         warmed.append(session)
 
     async with anyio.create_task_group() as tg:

@@ -16,13 +16,13 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     DuplexOptions,
     DuplexSession,
     ExitStatus,
     PermissionRequest,
 )
+from bridge.duplex.frames import CommandLifecycle
 from bridge.testing.record import Recorder, recorded_session
 from bridge.testing.replay_cli import DIVERGED, load_recording, write_replay_cli
 
@@ -81,7 +81,7 @@ async def test_replay_gives_the_recorded_turn_results(replay_cli: Path) -> None:
         assert got.is_error == want["is_error"]
         assert got.subtype == want["subtype"]
         assert got.stop_reason == want["stop_reason"]
-        assert got.session_id == want["session_id"]
+        assert got.claude_session_id == want["session_id"]
         assert got.num_turns == want["num_turns"]
         assert got.total_cost_usd == pytest.approx(want["total_cost_usd"])
         assert not got.interrupted

@@ -10,7 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import ControlError, DuplexOptions, DuplexSession, SystemStatus
+from bridge.duplex import DuplexOptions, DuplexSession
+from bridge.duplex.control import McpStatus, SetModelResult, SetPermissionModeResult
+from bridge.duplex.errors import ControlError
+from bridge.duplex.frames import SystemStatus
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +29,7 @@ async def test_set_model_answers_and_the_next_turn_runs_on_it(options: Options) 
         assert session.model == "claude-sonnet-5-5"
         await session.send("after")
         init = session.last_init
-    assert answer == {"model": "claude-sonnet-5-5"}
+    assert answer == SetModelResult("claude-sonnet-5-5")
     assert init is not None and init.model == "claude-sonnet-5-5"
 
 
@@ -44,7 +47,7 @@ async def test_set_permission_mode_answers_and_the_cli_reports_the_new_mode(
         assert session.permission_mode == "acceptEdits"
         await session.send("hi")
         init = session.last_init
-    assert answer == {"mode": "acceptEdits"}
+    assert answer == SetPermissionModeResult("acceptEdits")
     assert status.permission_mode == "acceptEdits"
     assert init is not None and init.permission_mode == "acceptEdits"
 
@@ -52,13 +55,14 @@ async def test_set_permission_mode_answers_and_the_cli_reports_the_new_mode(
 async def test_get_context_usage_returns_the_cli_report(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
         usage = await session.get_context_usage()
-    assert usage["maxTokens"] == 1_000_000
-    assert {c["id"] for c in usage["categories"]} >= {"system_prompt", "messages"}
+    assert usage.max_tokens == usage.report["maxTokens"] == 1_000_000
+    assert usage.total_tokens is not None and 0 < usage.total_tokens < usage.max_tokens
+    assert {c["id"] for c in usage.categories} >= {"system_prompt", "messages"}
 
 
 async def test_mcp_status_without_servers_is_empty(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
-        assert await session.mcp_status() == {"mcpServers": []}
+        assert await session.mcp_status() == McpStatus(servers=[])
 
 
 async def test_the_generic_control_call_sends_any_subtype_with_its_payload(

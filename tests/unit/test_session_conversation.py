@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from bridge.duplex import BudgetExceeded, Conversation, DuplexOptions, DuplexSession
+from bridge.duplex import Conversation, DuplexOptions, DuplexSession
+from bridge.duplex.errors import BudgetExceeded
 
 pytestmark = pytest.mark.anyio
 

@@ -13,37 +13,22 @@ from typing import Any
 import msgspec
 import pytest
 
-from bridge.duplex import (
-    AssistantFrame,
-    CommandLifecycle,
-    ControlCancelRequest,
-    ControlRequest,
-    ControlResponse,
-    RawFrame,
-    ResultFrame,
-    StreamEvent,
-    SystemInit,
-    SystemOther,
-    SystemStatus,
-    UnknownFrame,
-    UserFrame,
-)
-from bridge.duplex.frames import FrameDecoder
+from bridge.duplex import frames
 
 pytestmark = pytest.mark.anyio
 
 SAMPLE = Path(__file__).with_name("frames_sample.ndjson")
 EXPECTED: dict[tuple[str, str | None], type] = {
-    ("system", "init"): SystemInit,
-    ("system", "status"): SystemStatus,
-    ("assistant", None): AssistantFrame,
-    ("user", None): UserFrame,
-    ("stream_event", None): StreamEvent,
-    ("command_lifecycle", None): CommandLifecycle,
-    ("control_request", None): ControlRequest,
-    ("control_response", None): ControlResponse,
-    ("result", "success"): ResultFrame,
-    ("result", "error_during_execution"): ResultFrame,
+    ("system", "init"): frames.SystemInit,
+    ("system", "status"): frames.SystemStatus,
+    ("assistant", None): frames.AssistantFrame,
+    ("user", None): frames.UserFrame,
+    ("stream_event", None): frames.StreamEvent,
+    ("command_lifecycle", None): frames.CommandLifecycle,
+    ("control_request", None): frames.ControlRequest,
+    ("control_response", None): frames.ControlResponse,
+    ("result", "success"): frames.ResultFrame,
+    ("result", "error_during_execution"): frames.ResultFrame,
 }
 
 
@@ -60,7 +45,7 @@ def frame_of(kind: str, subtype: str | None = None) -> dict[str, Any]:
 
 
 def decode(frame: dict[str, Any]) -> Any:
-    return FrameDecoder().decode(json.dumps(frame, separators=(",", ":")).encode())
+    return frames.FrameDecoder().decode(json.dumps(frame, separators=(",", ":")).encode())
 
 
 @pytest.mark.parametrize(
@@ -84,7 +69,7 @@ async def test_the_sample_covers_every_modelled_kind() -> None:
 async def test_system_init_keeps_session_model_mode_version_and_capabilities() -> None:
     data = frame_of("system", "init")
     init = decode(data)
-    assert isinstance(init, SystemInit)
+    assert isinstance(init, frames.SystemInit)
     assert init.session_id == data["session_id"]
     assert init.model == "claude-opus-5-5"
     assert init.permission_mode == "default"
@@ -95,7 +80,7 @@ async def test_system_init_keeps_session_model_mode_version_and_capabilities() -
 
 async def test_assistant_frames_carry_text_and_tool_use_blocks() -> None:
     text, tool = (decode(f) for f in sample_frames() if f["type"] == "assistant")
-    assert isinstance(text, AssistantFrame) and isinstance(tool, AssistantFrame)
+    assert isinstance(text, frames.AssistantFrame) and isinstance(tool, frames.AssistantFrame)
     assert text.text == "Running it. "
     (block,) = tool.message.content
     assert (block.type, block.name) == ("tool_use", "Bash")
@@ -106,7 +91,7 @@ async def test_assistant_frames_carry_text_and_tool_use_blocks() -> None:
 
 async def test_a_user_frame_carries_its_tool_result() -> None:
     user = decode(frame_of("user"))
-    assert isinstance(user, UserFrame)
+    assert isinstance(user, frames.UserFrame)
     assert isinstance(user.message.content, list)
     (block,) = user.message.content
     assert (block.type, block.is_error, block.content) == (
@@ -120,7 +105,7 @@ async def test_a_user_frame_carries_its_tool_result() -> None:
 
 async def test_a_stream_event_exposes_its_text_delta() -> None:
     event = decode(frame_of("stream_event"))
-    assert isinstance(event, StreamEvent)
+    assert isinstance(event, frames.StreamEvent)
     assert event.event.type == "content_block_delta"
     assert event.text_delta == " "
 
@@ -129,12 +114,12 @@ async def test_control_frames_keep_their_ids_and_bodies() -> None:
     request = decode(frame_of("control_request"))
     response = decode(frame_of("control_response"))
     lifecycle = decode(frame_of("command_lifecycle"))
-    assert isinstance(request, ControlRequest)
+    assert isinstance(request, frames.ControlRequest)
     assert request.subtype == "can_use_tool"
     assert request.request["tool_name"] == "AskUserQuestion"
-    assert isinstance(response, ControlResponse)
+    assert isinstance(response, frames.ControlResponse)
     assert response.response["request_id"] == "req_x"
-    assert isinstance(lifecycle, CommandLifecycle)
+    assert isinstance(lifecycle, frames.CommandLifecycle)
     assert (lifecycle.command_uuid, lifecycle.state) == (
         "11111111-1111-4111-8111-111111111111",
         "queued",
@@ -144,7 +129,7 @@ async def test_control_frames_keep_their_ids_and_bodies() -> None:
 async def test_result_frames_keep_errors_costs_and_reasons() -> None:
     api_error = decode(frame_of("result", "success"))
     aborted = decode(frame_of("result", "error_during_execution"))
-    assert isinstance(api_error, ResultFrame) and isinstance(aborted, ResultFrame)
+    assert isinstance(api_error, frames.ResultFrame) and isinstance(aborted, frames.ResultFrame)
     assert (api_error.is_error, api_error.api_error_status, api_error.terminal_reason) == (
         True,
         400,
@@ -160,50 +145,50 @@ async def test_result_frames_keep_errors_costs_and_reasons() -> None:
 
 async def test_a_frame_of_an_unknown_type_is_an_unknown_frame_with_all_its_data() -> None:
     data = {"type": "keep_alive_v9", "n": 1, "nested": {"a": [1, 2, {"b": None}]}}
-    assert decode(data) == UnknownFrame(type="keep_alive_v9", data=data)
+    assert decode(data) == frames.UnknownFrame(type="keep_alive_v9", data=data)
 
 
 async def test_a_system_frame_of_an_unknown_subtype_is_system_other_with_all_its_data() -> None:
     data = {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"pre": 9}}
-    assert decode(data) == SystemOther(subtype="compact_boundary", data=data)
+    assert decode(data) == frames.SystemOther(subtype="compact_boundary", data=data)
 
 
 async def test_a_known_type_of_an_unexpected_shape_keeps_all_its_data() -> None:
     # Its one required field is not an object: nothing typed can be made of it.
     data = {"type": "control_response", "response": "not an object"}
-    assert decode(data) == UnknownFrame(type="control_response", data=data)
+    assert decode(data) == frames.UnknownFrame(type="control_response", data=data)
 
 
 async def test_a_system_frame_of_a_known_subtype_with_an_odd_field_keeps_its_type() -> None:
     data = {"type": "system", "subtype": "init", "model": "m", "tools": "Bash"}
-    assert decode(data) == SystemInit(model="m")
+    assert decode(data) == frames.SystemInit(model="m")
 
 
 async def test_an_object_without_a_type_is_an_unknown_frame() -> None:
-    assert decode({"hello": "world"}) == UnknownFrame(type="", data={"hello": "world"})
+    assert decode({"hello": "world"}) == frames.UnknownFrame(type="", data={"hello": "world"})
 
 
 async def test_a_control_cancel_request_names_the_withdrawn_request() -> None:
     frame = decode({"type": "control_cancel_request", "request_id": "r-1"})
-    assert frame == ControlCancelRequest(request_id="r-1")
+    assert frame == frames.ControlCancelRequest(request_id="r-1")
 
 
 @pytest.mark.parametrize("line", [b"this is not JSON {", b"[1, 2]", b'"text"', b"42"])
 async def test_a_line_that_is_not_a_json_object_raises_decode_error(line: bytes) -> None:
     with pytest.raises(msgspec.DecodeError):
-        FrameDecoder().decode(line)
+        frames.FrameDecoder().decode(line)
 
 
 async def test_a_line_nested_too_deeply_raises_decode_error_not_recursion_error() -> None:
     deep = b'{"type":"user","message":{"content":' + b"[" * 5000 + b"]" * 5000 + b"}}"
-    decoder = FrameDecoder()
+    decoder = frames.FrameDecoder()
     with pytest.raises(msgspec.DecodeError, match="deep"):
         decoder.decode(deep)
     assert decoder.decode_lines(deep + b"\n") is None  # left to the per-line path
     with pytest.raises(msgspec.DecodeError, match="deep"):
-        RawFrame(deep).decode()
+        frames.RawFrame(deep).decode()
 
 
 async def test_a_raw_frame_decodes_its_line() -> None:
-    assert RawFrame(b'{"type":"x","n":1}').decode() == {"type": "x", "n": 1}
-    assert RawFrame(b"[1]").decode() == {"value": [1]}
+    assert frames.RawFrame(b'{"type":"x","n":1}').decode() == {"type": "x", "n": 1}
+    assert frames.RawFrame(b"[1]").decode() == {"value": [1]}

@@ -10,14 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import (
-    AssistantFrame,
-    DuplexOptions,
-    DuplexSession,
-    HookMatcher,
-    McpServer,
-    TurnResult,
-)
+from bridge.duplex import DuplexOptions, DuplexSession, TurnResult
+from bridge.duplex.frames import AssistantFrame
+from bridge.duplex.mcp import McpServer
+from bridge.duplex.options import HookMatcher
 
 pytestmark = pytest.mark.anyio
 
@@ -173,10 +169,10 @@ async def test_mcp_status_lists_the_in_process_server_and_its_tools(options: Opt
     async with DuplexSession.spawn(opts) as session:
         await session.send("hi")  # the CLI lists the tools after initialize, before a turn
         status = await session.mcp_status()
-    (server,) = status["mcpServers"]
-    assert server["name"] == "editor"
-    assert server["status"] == "connected"
-    assert {t["name"] for t in server["tools"]} == {"open_buffers", "broken"}
+    (server,) = status.servers
+    assert server.name == "editor"
+    assert server.status == "connected" and server.error is None
+    assert {t["name"] for t in server.tools} == {"open_buffers", "broken"}
 
 
 # ---------------------------------------------------------------- unknown requests

@@ -11,20 +11,19 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     Defer,
     DuplexOptions,
     DuplexSession,
-    InterruptResult,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
-    SystemInit,
     TurnResult,
-    Unsupported,
 )
+from bridge.duplex.control import InterruptResult, SetModelResult
+from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import CANCEL_QUEUED, FALLBACKS, INTERRUPT_RECEIPT, LIFECYCLE
+from bridge.duplex.frames import CommandLifecycle, SystemInit
+from bridge.duplex.subscriptions import PermissionDeferred
 
 pytestmark = pytest.mark.anyio
 
@@ -116,7 +115,7 @@ async def test_without_lifecycle_a_live_message_still_gets_its_own_result_in_the
     result = turn.result
     assert result is not None
     assert result.command_uuids[1] == receipt.uuid
-    assert [r.result for r in result.results][-1] == "Echo: and then this"
+    assert [r.result for r in result.result_frames][-1] == "Echo: and then this"
     assert result.text == "Echo: and then this"
     assert not any(isinstance(e, CommandLifecycle) for e in events)
 
@@ -139,7 +138,7 @@ async def test_without_a_receipt_an_interrupt_reports_the_queued_lists_as_unknow
     assert answer == InterruptResult(still_queued=None, cancelled=None)
     assert idle == InterruptResult(still_queued=None, cancelled=None)
     assert turn.result is not None and turn.result.interrupted is True
-    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+    assert [r.result for r in turn.result.result_frames][-1] == "Echo: queued behind"
 
 
 async def test_with_a_receipt_a_plain_interrupt_reports_nothing_cancelled(
@@ -176,7 +175,7 @@ async def test_without_cancel_queued_the_interrupt_is_refused_and_nothing_is_int
     assert refused.value.capability == CANCEL_QUEUED
     assert "2.1.176-fake" in str(refused.value)
     assert turn.result is not None and turn.result.interrupted is False
-    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+    assert [r.result for r in turn.result.result_frames][-1] == "Echo: queued behind"
 
 
 async def test_cancel_queued_right_after_send_waits_for_the_turns_init_to_decide(
@@ -203,7 +202,7 @@ async def test_an_api_error_result_reports_api_error_even_when_the_cli_says_comp
 ) -> None:
     async with DuplexSession.spawn(legacy()) as session:
         result = await session.send("API_ERROR")
-    assert result.results[0].terminal_reason == "completed"  # the frame, as the CLI said it
+    assert result.result_frames[0].terminal_reason == "completed"  # the frame, as the CLI said it
     assert result.api_error_status == 400
     assert result.terminal_reason == "api_error"
 
@@ -230,6 +229,6 @@ async def test_set_model_answered_without_a_body_still_switches_the_model(
         answer = await session.set_model("claude-sonnet-5-5")
         await session.send("hi")
         init = session.last_init
-    assert answer == {}
+    assert answer == SetModelResult("claude-sonnet-5-5")
     assert session.model == "claude-sonnet-5-5"
     assert isinstance(init, SystemInit) and init.model == "claude-sonnet-5-5"

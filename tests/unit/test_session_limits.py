@@ -10,16 +10,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
-    DeadlineExceeded,
-    DuplexOptions,
-    DuplexSession,
-    LimitExceeded,
-    Limits,
-    ResultFrame,
-    SessionClosed,
-    SessionExited,
-)
+from bridge.duplex import DuplexOptions, DuplexSession, Limits, SessionClosed
+from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
+from bridge.duplex.frames import ResultFrame
+from bridge.duplex.subscriptions import SessionExited
 from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio

@@ -13,21 +13,20 @@ from anyio import wait_all_tasks_blocked
 import bridge.duplex.session as session_module
 from bridge.duplex import (
     Allow,
-    CommandLifecycle,
     Decision,
     Defer,
     DuplexOptions,
     DuplexSession,
-    InterruptResult,
-    MessageReceipt,
-    NotSent,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
-    SystemInit,
     TurnResult,
 )
+from bridge.duplex.control import InterruptResult
+from bridge.duplex.errors import NotSent
+from bridge.duplex.frames import CommandLifecycle, SystemInit
 from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
+from bridge.duplex.subscriptions import PermissionDeferred
+from bridge.duplex.turns import MessageResult
 
 pytestmark = pytest.mark.anyio
 
@@ -85,9 +84,9 @@ async def test_a_message_is_answered_within_the_same_turn_by_the_same_process(
         assert session.pid == pid
     result = turn.result
     assert result is not None
-    assert isinstance(receipt, MessageReceipt)
+    assert isinstance(receipt, MessageResult)
     assert result.command_uuids[1] == receipt.uuid
-    assert [r.result for r in result.results] == [
+    assert [r.result for r in result.result_frames] == [
         "Tool finished: Read done: {}",
         "Echo: and one more thing",
     ]
@@ -114,7 +113,7 @@ async def test_the_turn_ends_only_after_every_command_completed(options: Options
     ]
     for uuid in turn.result.command_uuids:
         assert (uuid, "completed") in states
-    assert len(turn.result.results) == 2
+    assert len(turn.result.result_frames) == 2
 
 
 async def test_a_message_with_no_turn_running_is_not_sent(options: Options) -> None:
@@ -159,7 +158,7 @@ async def test_a_turn_takes_at_most_thirty_two_messages(options: Options) -> Non
     assert MAX_MESSAGES_PER_TURN == 32
     assert turn.result is not None
     assert len(turn.result.command_uuids) == 1 + MAX_MESSAGES_PER_TURN
-    assert len(turn.result.results) == 1 + MAX_MESSAGES_PER_TURN
+    assert len(turn.result.result_frames) == 1 + MAX_MESSAGES_PER_TURN
 
 
 async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_written(
@@ -176,7 +175,7 @@ async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_wr
         assert session.pid is not None
         sub = session.subscribe()
         turn = Turn(session, HELD)
-        receipts: list[MessageReceipt] = []
+        receipts: list[MessageResult] = []
         filled = anyio.Event()
 
         async def filler() -> None:
@@ -200,7 +199,7 @@ async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_wr
     assert not any(b"MARKER-withdrawn" in line for line in written)
     assert turn.result is not None
     assert turn.result.command_uuids == [turn.result.command_uuids[0], receipts[0].uuid]
-    assert not any("MARKER" in (r.result or "") for r in turn.result.results)
+    assert not any("MARKER" in (r.result or "") for r in turn.result.result_frames)
 
 
 # ---------------------------------------------------------------- interrupt
@@ -251,7 +250,7 @@ async def test_a_plain_interrupt_leaves_queued_messages_to_run(options: Options)
     assert answer.still_queued == [receipt.uuid]
     assert turn.result is not None
     assert turn.result.interrupted is True
-    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+    assert [r.result for r in turn.result.result_frames][-1] == "Echo: queued behind"
 
 
 async def test_interrupt_with_cancel_queued_lists_the_cancelled_messages(
@@ -270,4 +269,4 @@ async def test_interrupt_with_cancel_queued_lists_the_cancelled_messages(
     assert answer == InterruptResult(still_queued=[], cancelled=[r.uuid for r in receipts])
     assert turn.result is not None
     assert turn.result.interrupted is True
-    assert not any("queued" in (r.result or "") for r in turn.result.results)
+    assert not any("queued" in (r.result or "") for r in turn.result.result_frames)

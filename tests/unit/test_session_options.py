@@ -16,13 +16,13 @@ from bridge.duplex import (
     Decision,
     DuplexOptions,
     DuplexSession,
-    McpServer,
     PermissionRequest,
-    deny_all,
     discovery,
     find_cli,
 )
 from bridge.duplex.discovery import ENV_VAR
+from bridge.duplex.mcp import McpServer
+from bridge.duplex.permissions import deny_all
 
 pytestmark = pytest.mark.anyio
 

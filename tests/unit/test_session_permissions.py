@@ -12,19 +12,19 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    ControlCancelRequest,
     Decision,
     Defer,
     Deny,
     DuplexOptions,
     DuplexSession,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
     TurnResult,
-    UnknownRequest,
-    UserFrame,
 )
+from bridge.duplex.errors import UnknownRequest
+from bridge.duplex.frames import ControlCancelRequest, UserFrame
+from bridge.duplex.permissions import response_for
+from bridge.duplex.subscriptions import PermissionDeferred
 
 pytestmark = pytest.mark.anyio
 
@@ -112,7 +112,7 @@ async def test_deny_has_no_side_effect_and_the_model_sees_the_message(
     assert block["content"] == "no shell today"
     assert result.text == "Tool finished: no shell today"
     assert result.interrupted is False
-    assert [d["tool_name"] for d in result.results[0].permission_denials] == ["Bash"]
+    assert [d["tool_name"] for d in result.result_frames[0].permission_denials] == ["Bash"]
 
 
 async def test_deny_with_interrupt_stops_the_turn(options: Options, workdir: Path) -> None:
@@ -353,3 +353,8 @@ async def test_ask_user_question_round_trips_answers_in_updated_input(options: O
     (block,) = tool_results(result)
     assert 'Your questions have been answered: "Which colour?"="Blue"' in block["content"]
     assert result.text.startswith('Tool finished: Your questions have been answered: "Which')
+
+
+def test_a_deny_without_a_message_says_what_the_bridge_says_on_the_wire() -> None:
+    request = PermissionRequest(request_id="r1", tool_name="Bash", input={})
+    assert response_for(Deny(), request) == {"behavior": "deny", "message": "Denied by the user."}

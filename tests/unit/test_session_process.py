@@ -10,17 +10,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
-    CliNotFound,
-    CloseResult,
-    DuplexOptions,
-    DuplexSession,
-    ProcessFailed,
-    SessionClosed,
-    SessionExited,
-    SystemInit,
-)
+from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, ProcessFailed, SessionClosed
+from bridge.duplex.frames import SystemInit
 from bridge.duplex.process import STDERR_RING_BYTES
+from bridge.duplex.session import CloseResult
+from bridge.duplex.subscriptions import SessionExited
 from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio

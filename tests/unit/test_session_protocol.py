@@ -11,17 +11,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
+from bridge.duplex import DuplexOptions, DuplexSession, SessionClosed
+from bridge.duplex.errors import ProtocolError
+from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
-    DuplexOptions,
-    DuplexSession,
-    ProtocolError,
+    FrameDecoder,
     ResultFrame,
-    SessionClosed,
     UnknownFrame,
 )
-from bridge.duplex.frames import FrameDecoder
 from bridge.testing.procs import reaped
 
 pytestmark = pytest.mark.anyio
@@ -63,7 +61,7 @@ async def test_a_turn_whose_result_has_odd_fields_completes_with_its_text(
         after = await session.send("next")
     assert result.text == "Echo: ODD_RESULT"
     assert not result.is_error
-    assert [type(r) for r in result.results] == [ResultFrame]
+    assert [type(r) for r in result.result_frames] == [ResultFrame]
     assert after.text == "Echo: next"
 
 

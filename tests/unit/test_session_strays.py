@@ -14,14 +14,8 @@ from typing import Any
 
 import pytest
 
-from bridge.duplex import (
-    Allow,
-    DuplexOptions,
-    DuplexSession,
-    LimitExceeded,
-    Limits,
-    PermissionRequest,
-)
+from bridge.duplex import Allow, DuplexOptions, DuplexSession, Limits, PermissionRequest
+from bridge.duplex.errors import LimitExceeded
 from bridge.duplex.process import descendants
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead

@@ -9,24 +9,19 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
+from bridge.duplex import DuplexOptions, DuplexSession, Subscription
+from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
-    DuplexOptions,
-    DuplexSession,
-    Event,
-    InvalidLine,
-    Lagged,
     RawFrame,
     ResultFrame,
-    SessionExited,
-    Subscription,
     SystemInit,
     SystemOther,
     SystemStatus,
     UnknownFrame,
     UserFrame,
 )
+from bridge.duplex.subscriptions import Event, InvalidLine, Lagged, SessionExited
 
 pytestmark = pytest.mark.anyio
 

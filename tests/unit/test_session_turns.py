@@ -10,19 +10,16 @@ import anyio
 import pytest
 
 from bridge.duplex import (
-    AssistantFrame,
-    CommandLifecycle,
     Defer,
     DuplexOptions,
     DuplexSession,
-    PermissionDeferred,
     PermissionRequest,
-    ResultFrame,
     Subscription,
-    SystemInit,
     TurnInFlight,
 )
+from bridge.duplex.frames import AssistantFrame, CommandLifecycle, ResultFrame, SystemInit
 from bridge.duplex.permissions import Allow, Decision
+from bridge.duplex.subscriptions import PermissionDeferred
 
 pytestmark = pytest.mark.anyio
 
@@ -43,16 +40,17 @@ async def test_send_returns_text_status_and_accounting_of_the_turn(options: Opti
     assert result.stop_reason == "end_turn"
     assert result.terminal_reason == "completed"
     assert result.api_error_status is None
-    assert result.session_id is not None
-    assert result.session_id == session.claude_session_id
-    assert session.last_init is not None and session.last_init.session_id == result.session_id
+    assert result.claude_session_id is not None
+    assert result.claude_session_id == session.claude_session_id
+    assert session.last_init is not None
+    assert session.last_init.session_id == result.claude_session_id
     assert result.usage is not None and result.usage["input_tokens"] == 5
     assert result.cost_usd == pytest.approx(COST)
     assert result.total_cost_usd == pytest.approx(COST)
     assert result.duration_ms > 0
     assert result.num_turns == 1
     assert result.interrupted is False
-    assert len(result.results) == 1 and result.results[0].result == "Echo: hello there"
+    assert result.results == 1 and result.result_frames[0].result == "Echo: hello there"
     assert len(result.command_uuids) == 1
 
 
@@ -115,7 +113,7 @@ async def test_a_second_send_while_a_turn_runs_raises_turn_in_flight_at_once(
         result = await session.wait_turn()
     assert result is not None
     assert result.text.startswith("Tool finished: Read done")
-    assert len(result.results) == 1
+    assert result.results == len(result.result_frames) == 1
 
 
 async def test_cancelling_the_caller_abandons_the_wait_not_the_turn(options: Options) -> None:

@@ -1,0 +1,46 @@
+"""Conversation history: the CLI's own transcripts, listed, read, renamed and deleted.
+
+The CLI writes every conversation as JSONL under its config directory
+(``$CLAUDE_CONFIG_DIR``, else ``~/.claude``) in ``projects/<encoded cwd>/<session id>.jsonl``.
+This module reads them the way the CLI and the official SDK do:
+
+- :func:`list_conversations` lists a directory's conversations, newest first, from a
+  stat and a read of each file's head and tail (64 KiB each), like the SDK's
+  ``list_sessions``;
+- :func:`read_messages` yields one conversation's messages in order as the library's
+  typed :class:`UserFrame` / :class:`AssistantFrame`, following the ``parentUuid``
+  chain from the newest leaf like the SDK's ``get_session_messages`` (side chains,
+  meta entries and what lies before a compaction boundary are left out; a turn that
+  ran tools in parallel is returned whole);
+- :func:`rename_conversation` appends the CLI's ``custom-title`` entry;
+  :func:`delete_conversation` removes the transcript and its subagent transcripts.
+
+Transcripts are the CLI's internal format: unknown entry types and fields are skipped
+and a corrupt or truncated line is skipped, never fatal. A transcript is read line by
+line, twice (an index of the chain, then the messages on it), so memory grows with the
+number of entries and the longest line, not with the file.
+"""
+
+from ._chain import read_messages
+from ._changes import delete_conversation, rename_conversation
+from ._listing import (
+    ConversationInfo,
+    ConversationPage,
+    list_conversations,
+    list_conversations_page,
+)
+from ._paths import ConversationNotFound, config_dir, encode_cwd, transcript_path
+
+__all__ = [
+    "ConversationInfo",
+    "ConversationNotFound",
+    "ConversationPage",
+    "config_dir",
+    "delete_conversation",
+    "encode_cwd",
+    "list_conversations",
+    "list_conversations_page",
+    "read_messages",
+    "rename_conversation",
+    "transcript_path",
+]
