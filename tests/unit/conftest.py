@@ -98,12 +98,9 @@ def script_cli(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def no_process_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every session test must reap every CLI it started: no child of the test process
+def no_process_left_behind() -> Iterator[None]:
+    """Every unit test must reap every process it started: no child of the test process
     (running or a zombie) survives it, except the host's guard (bridge.duplex.guard)."""
-    if not request.node.module.__name__.rpartition(".")[2].startswith("test_session_"):
-        yield
-        return
     before = set(children(os.getpid(), zombies=True))
     yield
     left = sorted(set(children(os.getpid(), zombies=True)) - before - {guard_pid()})
