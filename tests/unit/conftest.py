@@ -1,17 +1,21 @@
-"""Fixtures of the fast unit suite: both anyio backends, the scripted fake CLI, no leftovers."""
+"""Fixtures of the fast unit suite: both anyio backends, the scripted fake CLI, no leftovers,
+and ``cli``: a spec that holds for the real CLI too runs against both."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from bridge.duplex import DuplexOptions
+from bridge.duplex import DuplexOptions, DuplexSession
 from bridge.duplex.guard import guard_pid
+from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import children
 
 
@@ -39,6 +43,35 @@ def options(fake_cli: Path, workdir: Path) -> Callable[..., DuplexOptions]:
         return DuplexOptions(**values)
 
     return make
+
+
+@dataclass(frozen=True)
+class Cli:
+    """The CLI a spec runs against: the scripted fake, or the real ``claude`` offline against
+    ``api`` (the fake Messages API, which answers the fake CLI's prompt keywords alike).
+    ``options(**overrides)`` gives DuplexOptions for it in ``cwd``; ``spawn`` opens a session."""
+
+    kind: Literal["fake", "real"]
+    cwd: Path
+    options: Callable[..., DuplexOptions]
+    spawn: Callable[[DuplexOptions], AbstractAsyncContextManager[DuplexSession]]
+    api: FakeMessagesAPI | None = None
+
+
+@pytest.fixture(params=["fake", pytest.param("real", marks=pytest.mark.realcli)])
+def cli(request: pytest.FixtureRequest) -> Cli:
+    """Each spec that takes ``cli`` runs on the fake CLI (id ``fake``) and on the real one
+    (id ``real``, marked ``realcli``; its sessions are recorded in record mode)."""
+    fixture = request.getfixturevalue
+    if request.param == "fake":
+        return Cli("fake", fixture("workdir"), fixture("options"), DuplexSession.spawn)
+    return Cli(
+        "real",
+        fixture("project_dir"),
+        fixture("make_options"),
+        fixture("open_session"),
+        fixture("fake_api"),
+    )
 
 
 SCRIPT_CLI = r"""
