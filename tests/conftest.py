@@ -65,20 +65,27 @@ def real_cli_version(real_cli: Path) -> tuple[int, ...]:
     return version
 
 
+def _empty_dir(path: Path) -> Path:
+    path.mkdir()
+    return path.resolve()
+
+
 @pytest.fixture
 def isolated_home(tmp_path: Path) -> Path:
     """An empty HOME, so the CLI's ~/.claude (settings, transcripts) is the test's own."""
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
+    return _empty_dir(tmp_path / "home")
 
 
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:
-    """An empty working directory for the CLI (resolved, as the CLI reports it)."""
-    project = tmp_path / "project"
-    project.mkdir()
-    return project.resolve()
+    """An empty working directory for the real CLI (resolved, as the CLI reports it)."""
+    return _empty_dir(tmp_path / "project")
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """An empty working directory for the fake CLI (Bash commands of the fake run there)."""
+    return _empty_dir(tmp_path / "work")
 
 
 @pytest.fixture

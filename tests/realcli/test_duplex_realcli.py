@@ -17,8 +17,9 @@ import os
 import signal
 import sys
 import textwrap
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,9 @@ from bridge.duplex import (
     PermissionRequest,
     ResultFrame,
     StreamEvent,
+    Subscription,
     SystemInit,
+    TurnResult,
     Unsupported,
 )
 from bridge.duplex.features import (
@@ -89,6 +92,32 @@ def conversation(api: FakeMessagesAPI, index: int) -> list[tuple[str, str]]:
         for m in body["messages"]
         if m.get("role") in ("user", "assistant")
     ]
+
+
+@dataclass
+class Streaming:
+    """A turn sent in the background; ``result`` once it ended."""
+
+    sub: Subscription
+    result: TurnResult | None = None
+
+
+@asynccontextmanager
+async def streaming_turn(session: DuplexSession, prompt: str) -> AsyncIterator[Streaming]:
+    """Send ``prompt`` in the background and run the block once the reply streams (its first
+    text delta); the block's end waits for the turn. Every wait is bounded by ``WAIT``."""
+    turn = Streaming(session.subscribe())
+
+    async def run() -> None:
+        turn.result = await session.send(prompt)
+
+    with anyio.fail_after(WAIT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            async for event in turn.sub:
+                if isinstance(event, StreamEvent) and event.text_delta:
+                    break
+            yield turn
 
 
 def proc_entry_exists(pid: int) -> bool:
@@ -191,31 +220,18 @@ async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
 ) -> None:
     async with open_session(make_options(include_partial_messages=True)) as session:
         pid = session.pid
-        sub = session.subscribe()
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("SLOW essay please")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
+        async with streaming_turn(session, "SLOW essay please") as turn:
+            receipt = await session.send_message("queued behind the essay")
+            features = session.features  # the turn's system/init came before its text
+            if features.has(LIFECYCLE):
+                async for event in turn.sub:  # the CLI has taken it into its queue
+                    if isinstance(event, CommandLifecycle) and event.command_uuid == receipt.uuid:
+                        assert event.state == "queued"
                         break
-                receipt = await session.send_message("queued behind the essay")
-                features = session.features  # the turn's system/init came before its text
-                if features.has(LIFECYCLE):
-                    async for event in sub:  # the CLI has taken it into its queue
-                        if (
-                            isinstance(event, CommandLifecycle)
-                            and event.command_uuid == receipt.uuid
-                        ):
-                            assert event.state == "queued"
-                            break
-                # (without lifecycle frames: stdin order puts the message before the interrupt)
-                interrupted = await session.interrupt()
-        result = outcome["result"]
+            # (without lifecycle frames: stdin order puts the message before the interrupt)
+            interrupted = await session.interrupt()
+        result = turn.result
+        assert result is not None
         assert features.known
         if features.has(INTERRUPT_RECEIPT):
             assert interrupted == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
@@ -235,22 +251,12 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
     fake_api.enqueue(Text("".join(f"w{i} " for i in range(20)), delay=0.05))  # about 1 s
     async with open_session(make_options(include_partial_messages=True)) as session:
         pid = session.pid
-        sub = session.subscribe()
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("first, slowly")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
-                        receipt = await session.send_message("and a follow-up")
-                        break
+        async with streaming_turn(session, "first, slowly") as turn:
+            receipt = await session.send_message("and a follow-up")
         # The turn ended when both commands did: by their lifecycle, or (a CLI without
         # msg_lifecycle_v1) by their results.
-        result = outcome["result"]
+        result = turn.result
+        assert result is not None
         states = [
             (e.command_uuid, e.state) for e in result.events if isinstance(e, CommandLifecycle)
         ]
@@ -278,31 +284,21 @@ async def test_interrupt_with_cancel_queued_cancels_the_message_or_is_refused(
     make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_session(make_options(include_partial_messages=True)) as session:
-        sub = session.subscribe()
         refused: list[Unsupported] = []
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("SLOW essay please")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
+        async with streaming_turn(session, "SLOW essay please") as turn:
+            receipt = await session.send_message("queued behind the essay")
+            if session.features.has(LIFECYCLE):
+                async for event in turn.sub:
+                    if isinstance(event, CommandLifecycle) and event.state == "queued":
                         break
-                receipt = await session.send_message("queued behind the essay")
-                if session.features.has(LIFECYCLE):
-                    async for event in sub:
-                        if isinstance(event, CommandLifecycle) and event.state == "queued":
-                            break
-                try:
-                    answer = await session.interrupt(cancel_queued=True)
-                except Unsupported as exc:
-                    refused.append(exc)
-                    answer = await session.interrupt()  # what a host then does
-        result = outcome["result"]
+            try:
+                answer = await session.interrupt(cancel_queued=True)
+            except Unsupported as exc:
+                refused.append(exc)
+                answer = await session.interrupt()  # what a host then does
+        result = turn.result
         features = session.features
+    assert result is not None
     assert result.interrupted
     if features.has(CANCEL_QUEUED):
         assert not refused

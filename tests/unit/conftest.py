@@ -26,14 +26,6 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The CLI's working directory (Bash commands of the fake run there)."""
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def options(fake_cli: Path, workdir: Path) -> Callable[..., DuplexOptions]:
     """``options(**overrides)``: DuplexOptions for the fake CLI in ``workdir``."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
 
 import anyio
 import pytest
@@ -14,62 +13,22 @@ import bridge.duplex.session as session_module
 from bridge.duplex import (
     Allow,
     CommandLifecycle,
-    Decision,
-    Defer,
-    DuplexOptions,
     DuplexSession,
     InterruptResult,
     MessageReceipt,
     NotSent,
-    PermissionDeferred,
-    PermissionRequest,
     StreamEvent,
-    Subscription,
-    SystemInit,
-    TurnResult,
 )
 from bridge.duplex.features import INTERRUPT_RECEIPT
 from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
 
 from .conftest import Cli
+from .sessions import HELD, Options, Turn, defer, held_turn, next_deferred
 
 pytestmark = pytest.mark.anyio
 
-Options = Callable[..., DuplexOptions]
-HELD = "TOOL Read {}"  # a turn that waits for a (deferred) permission answer
+
 WAIT = 30.0  # bound of every wait on a turn of the real CLI
-
-
-async def defer(request: PermissionRequest) -> Decision:
-    return Defer()
-
-
-async def next_deferred(sub: Subscription) -> PermissionRequest:
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, PermissionDeferred):
-                return event.request
-    raise AssertionError("no permission was deferred")
-
-
-async def started(sub: Subscription) -> None:
-    """Wait for the ``system/init`` that starts a turn."""
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, SystemInit):
-                return
-    raise AssertionError("no turn started")
-
-
-class Turn:
-    """A ``send`` running in the background; ``result`` once it returned."""
-
-    def __init__(self, session: DuplexSession, prompt: str) -> None:
-        self.session, self.prompt = session, prompt
-        self.result: TurnResult | None = None
-
-    async def __call__(self) -> None:
-        self.result = await self.session.send(self.prompt)
 
 
 # ---------------------------------------------------------------- send_message
@@ -80,15 +39,11 @@ async def test_a_message_is_answered_within_the_same_turn_by_the_same_process(
 ) -> None:
     async with DuplexSession.spawn(options(permission_handler=defer)) as session:
         pid = session.pid
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            request = await next_deferred(sub)
+        async with held_turn(session) as held:
             receipt = await session.send_message("and one more thing")
-            session.respond_to_permission(request.request_id, Allow())
+            session.respond_to_permission(held.request.request_id, Allow())
         assert session.pid == pid
-    result = turn.result
+    result = held.turn.result
     assert result is not None
     assert isinstance(receipt, MessageReceipt)
     assert result.command_uuids[1] == receipt.uuid
@@ -102,24 +57,19 @@ async def test_a_message_is_answered_within_the_same_turn_by_the_same_process(
 
 async def test_the_turn_ends_only_after_every_command_completed(options: Options) -> None:
     async with DuplexSession.spawn(options(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            first = await next_deferred(sub)
+        async with held_turn(session) as held:
             await session.send_message(HELD)  # this command will wait for permission too
-            session.respond_to_permission(first.request_id, Allow())
-            second = await next_deferred(sub)
+            session.respond_to_permission(held.request.request_id, Allow())
+            second = await next_deferred(held.sub)
             assert session.turn_in_flight  # first command done, the message still runs
-            assert turn.result is None
+            assert held.turn.result is None
             session.respond_to_permission(second.request_id, Allow())
-    assert turn.result is not None
-    states = [
-        (e.command_uuid, e.state) for e in turn.result.events if isinstance(e, CommandLifecycle)
-    ]
-    for uuid in turn.result.command_uuids:
+    result = held.turn.result
+    assert result is not None
+    states = [(e.command_uuid, e.state) for e in result.events if isinstance(e, CommandLifecycle)]
+    for uuid in result.command_uuids:
         assert (uuid, "completed") in states
-    assert len(turn.result.results) == 2
+    assert len(result.results) == 2
 
 
 async def test_a_message_with_no_turn_running_is_not_sent(options: Options) -> None:
@@ -254,33 +204,27 @@ async def test_interrupt_with_no_turn_running_is_harmless(options: Options) -> N
 
 async def test_a_plain_interrupt_leaves_queued_messages_to_run(options: Options) -> None:
     async with DuplexSession.spawn(options(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            await next_deferred(sub)
+        async with held_turn(session) as held:
             receipt = await session.send_message("queued behind")
             answer = await session.interrupt()
-    assert answer.still_queued == [receipt.uuid]
-    assert turn.result is not None
-    assert turn.result.interrupted is True
-    assert [r.result for r in turn.result.results][-1] == "Echo: queued behind"
+    assert answer == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
+    result = held.turn.result
+    assert result is not None
+    assert result.interrupted is True
+    assert [r.result for r in result.results][-1] == "Echo: queued behind"
 
 
 async def test_interrupt_with_cancel_queued_lists_the_cancelled_messages(
     options: Options,
 ) -> None:
     async with DuplexSession.spawn(options(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            await next_deferred(sub)
+        async with held_turn(session) as held:
             receipts = [await session.send_message(f"queued {i}") for i in range(2)]
             answer = await session.interrupt(cancel_queued=True)
         assert session.pending_permissions() == []  # the CLI withdrew its pending prompt
         assert (await session.send("next")).text == "Echo: next"
     assert answer == InterruptResult(still_queued=[], cancelled=[r.uuid for r in receipts])
-    assert turn.result is not None
-    assert turn.result.interrupted is True
-    assert not any("queued" in (r.result or "") for r in turn.result.results)
+    result = held.turn.result
+    assert result is not None
+    assert result.interrupted is True
+    assert not any("queued" in (r.result or "") for r in result.results)

@@ -16,9 +16,7 @@ from bridge.duplex import (
     Decision,
     Defer,
     Deny,
-    DuplexOptions,
     DuplexSession,
-    PermissionDeferred,
     PermissionRequest,
     Subscription,
     TurnResult,
@@ -27,10 +25,11 @@ from bridge.duplex import (
 )
 
 from .conftest import Cli
+from .sessions import Options, next_deferred
 
 pytestmark = pytest.mark.anyio
 
-Options = Callable[..., DuplexOptions]
+
 MADE_BY_BASH = "made-by-bash"  # what USE_BASH's command touches in the cwd (both CLIs)
 WAIT = 30.0  # bound of every wait on a turn of the real CLI
 
@@ -66,14 +65,6 @@ class Recorder:
     async def __call__(self, request: PermissionRequest) -> Decision:
         self.requests.append(request)
         return self._decide(request)
-
-
-async def next_deferred(sub: Subscription) -> PermissionRequest:
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, PermissionDeferred):
-                return event.request
-    raise AssertionError("no permission was deferred")
 
 
 async def test_allow_runs_the_tool_with_its_original_input(cli: Cli) -> None:
