@@ -1,6 +1,6 @@
 """``claude-bridge demo``: a whole conversation through the bridge, offline, in a few seconds.
 
-It starts the fake Messages API (``bridge.testing.fake_api``) on 127.0.0.1, the
+It starts the fake Messages API (``bridge.fakes``) on 127.0.0.1, the
 bridge as a subprocess, and through it the REAL ``claude`` CLI, then drives a
 scripted conversation exactly as an editor would over JSON-RPC: a streamed
 reply, a tool call that needs permission (and the answer), an interrupt in the
@@ -19,9 +19,8 @@ from typing import Any
 import anyio
 
 from .duplex import CliNotFound, find_cli
+from .fakes import FakeMessagesAPI, Reply, Text, ToolUse, offline_env
 from .rpc.client import BridgeClient
-from .testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
-from .testing.realcli import offline_env
 
 _BASH = "echo 'written by Claude, through the bridge' > hello.txt && cat hello.txt"
 

@@ -4,6 +4,10 @@ Every test asserts on an effect the outside world can see: a file a Bash
 command made (or did not), what the fake API received (the conversation, the
 tool results the model saw), the CLI's own frames, the process table. None
 waits by sleeping; every wait is bounded by ``anyio.fail_after``.
+
+The specs that hold for the fake CLI as well (permissions, set_model, set_permission_mode,
+an API error's exit status, an interrupt mid-reply) live in ``tests/unit`` and run against
+both CLIs through the ``cli`` fixture (``-m realcli`` selects their real-CLI runs).
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import stat
 import sys
 import textwrap
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +28,14 @@ import pytest
 
 from bridge.duplex import (
     Allow,
-    CliNotFound,
     Decision,
-    Defer,
-    Deny,
     DuplexOptions,
     DuplexSession,
     PermissionRequest,
+    Subscription,
+    TurnResult,
 )
-from bridge.duplex.control import InterruptResult, SetPermissionModeResult
+from bridge.duplex.control import InterruptResult
 from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import (
     CANCEL_QUEUED,
@@ -46,11 +49,9 @@ from bridge.duplex.frames import (
     ResultFrame,
     StreamEvent,
     SystemInit,
-    SystemStatus,
 )
 from bridge.duplex.mcp import McpServer
 from bridge.duplex.options import HookMatcher
-from bridge.duplex.subscriptions import PermissionDeferred
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
@@ -93,6 +94,32 @@ def conversation(api: FakeMessagesAPI, index: int) -> list[tuple[str, str]]:
         for m in body["messages"]
         if m.get("role") in ("user", "assistant")
     ]
+
+
+@dataclass
+class Streaming:
+    """A turn sent in the background; ``result`` once it ended."""
+
+    sub: Subscription
+    result: TurnResult | None = None
+
+
+@asynccontextmanager
+async def streaming_turn(session: DuplexSession, prompt: str) -> AsyncIterator[Streaming]:
+    """Send ``prompt`` in the background and run the block once the reply streams (its first
+    text delta); the block's end waits for the turn. Every wait is bounded by ``WAIT``."""
+    turn = Streaming(session.subscribe())
+
+    async def run() -> None:
+        turn.result = await session.send(prompt)
+
+    with anyio.fail_after(WAIT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            async for event in turn.sub:
+                if isinstance(event, StreamEvent) and event.text_delta:
+                    break
+            yield turn
 
 
 def proc_entry_exists(pid: int) -> bool:
@@ -188,165 +215,7 @@ async def test_partial_text_streams_to_a_subscriber_before_the_result(
     assert in_flight_at_first_delta == [True]  # seen while the turn was still running
 
 
-# ---------------------------------------------------------------- permissions
-
-
-async def test_permission_allowed_runs_the_tool(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
-) -> None:
-    requests: list[PermissionRequest] = []
-    written: list[dict[str, Any]] = []
-
-    async def handler(request: PermissionRequest) -> Decision:
-        requests.append(request)
-        return Allow()
-
-    def tap(direction: str, line: bytes) -> None:
-        if direction == "in":
-            written.append(json.loads(line))
-
-    async with open_session(make_options(permission_handler=handler, tap=tap)) as session:
-        with anyio.fail_after(WAIT):
-            result = await session.send("please USE_BASH now")
-    assert [r.tool_name for r in requests] == ["Bash"]
-    assert "made-by-bash" in requests[0].input["command"]
-    # What the CLI was told: allow, with the input it asked about (older CLIs reject an
-    # allow without updatedInput; 2.1.332 tolerates it, so check the wire as well).
-    [answer] = [
-        f["response"]
-        for f in written
-        if f["type"] == "control_response" and f["response"]["request_id"] == requests[0].request_id
-    ]
-    assert answer["response"] == {"behavior": "allow", "updatedInput": requests[0].input}
-    assert (project_dir / MADE_BY_BASH).exists()
-    [seen] = fake_api.tool_results()
-    assert seen["content"] == "hello-from-bash" and not seen["is_error"]
-    assert result.text == "Tool finished: hello-from-bash"
-    assert not result.is_error
-
-
-async def test_permission_denied_keeps_the_tool_from_running(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
-) -> None:
-    async def handler(request: PermissionRequest) -> Decision:
-        return Deny(message="the host says no to Bash today")
-
-    async with open_session(make_options(permission_handler=handler)) as session:
-        with anyio.fail_after(WAIT):
-            result = await session.send("please USE_BASH now")
-    assert not (project_dir / MADE_BY_BASH).exists()
-    [seen] = fake_api.tool_results()
-    assert seen["is_error"]
-    assert "the host says no to Bash today" in seen["content"]
-    assert [d["tool_name"] for d in result.result_frames[-1].permission_denials] == ["Bash"]
-
-
-async def test_permission_allowed_with_rewritten_input_runs_the_rewrite(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
-) -> None:
-    async def handler(request: PermissionRequest) -> Decision:
-        return Allow(updated_input={**request.input, "command": "echo rewritten-by-host"})
-
-    async with open_session(make_options(permission_handler=handler)) as session:
-        with anyio.fail_after(WAIT):
-            result = await session.send("please USE_BASH now")
-    [seen] = fake_api.tool_results()
-    assert seen["content"] == "rewritten-by-host" and not seen["is_error"]
-    assert not (project_dir / MADE_BY_BASH).exists()  # the original command never ran
-    assert result.text == "Tool finished: rewritten-by-host"
-
-
-async def test_deferred_permission_answered_later_from_another_task(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI, project_dir: Path
-) -> None:
-    async def handler(request: PermissionRequest) -> Decision:
-        return Defer()
-
-    async with open_session(make_options(permission_handler=handler)) as session:
-        sub = session.subscribe()
-        answered: list[str] = []
-
-        async def answer_when_asked() -> None:
-            async for event in sub:
-                if isinstance(event, PermissionDeferred):
-                    request_id = event.request.request_id
-                    # The CLI is waiting: nothing ran yet, and the request is pending.
-                    assert not (project_dir / MADE_BY_BASH).exists()
-                    assert [p.request_id for p in session.pending_permissions()] == [request_id]
-                    session.respond_to_permission(request_id, Allow())
-                    answered.append(request_id)
-                    return
-
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(answer_when_asked)
-                result = await session.send("please USE_BASH now")
-        assert len(answered) == 1
-        assert session.pending_permissions() == []
-    assert (project_dir / MADE_BY_BASH).exists()
-    assert fake_api.tool_results()[0]["content"] == "hello-from-bash"
-    assert result.text == "Tool finished: hello-from-bash"
-
-
-async def test_ask_user_question_answered_through_the_permission_handler(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
-) -> None:
-    asked: list[PermissionRequest] = []
-
-    async def handler(request: PermissionRequest) -> Decision:
-        asked.append(request)
-        if request.tool_name != "AskUserQuestion":
-            return Deny()
-        answers = {q["question"]: q["options"][1]["label"] for q in request.input["questions"]}
-        return Allow(updated_input={**request.input, "answers": answers})
-
-    async with open_session(make_options(permission_handler=handler)) as session:
-        with anyio.fail_after(WAIT):
-            result = await session.send("ASKQ")
-    assert [r.tool_name for r in asked] == ["AskUserQuestion"]
-    assert asked[0].requires_user_interaction
-    [seen] = fake_api.tool_results()
-    assert not seen["is_error"]
-    assert '"Which colour?"="Blue"' in seen["content"]
-    assert '"Which colour?"="Blue"' in result.text
-
-
 # ---------------------------------------------------------------- interrupts and live messages
-
-
-async def test_interrupt_during_a_slow_reply_then_the_next_turn_on_the_same_process(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
-) -> None:
-    async with open_session(make_options(include_partial_messages=True)) as session:
-        pid = session.pid
-        sub = session.subscribe()
-        started = anyio.current_time()
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-                outcome: dict[str, Any] = {}
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("SLOW essay please")
-
-                tg.start_soon(run)
-                async for event in sub:  # the reply is streaming: interrupt it
-                    if isinstance(event, StreamEvent) and event.text_delta:
-                        break
-                interrupted = await session.interrupt()
-        elapsed = anyio.current_time() - started
-        result = outcome["result"]
-        if session.features.has(INTERRUPT_RECEIPT):
-            assert interrupted == InterruptResult(still_queued=[], cancelled=[])
-        else:  # 2.1.176 answers with no body: unknown, not "nothing"
-            assert interrupted == InterruptResult(still_queued=None, cancelled=None)
-        assert result.interrupted
-        assert "word299" not in result.text
-        assert elapsed < 10  # the SLOW reply alone streams for 15 s
-        with anyio.fail_after(WAIT):
-            after = await session.send("after the interrupt")
-        assert after.text == "Echo: after the interrupt"
-        assert not after.interrupted
-        assert session.pid == pid
 
 
 async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
@@ -354,31 +223,18 @@ async def test_interrupt_leaves_a_queued_live_message_to_run_to_its_own_result(
 ) -> None:
     async with open_session(make_options(include_partial_messages=True)) as session:
         pid = session.pid
-        sub = session.subscribe()
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("SLOW essay please")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
+        async with streaming_turn(session, "SLOW essay please") as turn:
+            receipt = await session.send_message("queued behind the essay")
+            features = session.features  # the turn's system/init came before its text
+            if features.has(LIFECYCLE):
+                async for event in turn.sub:  # the CLI has taken it into its queue
+                    if isinstance(event, CommandLifecycle) and event.command_uuid == receipt.uuid:
+                        assert event.state == "queued"
                         break
-                receipt = await session.send_message("queued behind the essay")
-                features = session.features  # the turn's system/init came before its text
-                if features.has(LIFECYCLE):
-                    async for event in sub:  # the CLI has taken it into its queue
-                        if (
-                            isinstance(event, CommandLifecycle)
-                            and event.command_uuid == receipt.uuid
-                        ):
-                            assert event.state == "queued"
-                            break
-                # (without lifecycle frames: stdin order puts the message before the interrupt)
-                interrupted = await session.interrupt()
-        result = outcome["result"]
+            # (without lifecycle frames: stdin order puts the message before the interrupt)
+            interrupted = await session.interrupt()
+        result = turn.result
+        assert result is not None
         assert features.known
         if features.has(INTERRUPT_RECEIPT):
             assert interrupted == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
@@ -398,22 +254,12 @@ async def test_live_message_is_answered_by_the_same_process_with_its_lifecycle(
     fake_api.enqueue(Text("".join(f"w{i} " for i in range(20)), delay=0.05))  # about 1 s
     async with open_session(make_options(include_partial_messages=True)) as session:
         pid = session.pid
-        sub = session.subscribe()
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("first, slowly")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
-                        receipt = await session.send_message("and a follow-up")
-                        break
+        async with streaming_turn(session, "first, slowly") as turn:
+            receipt = await session.send_message("and a follow-up")
         # The turn ended when both commands did: by their lifecycle, or (a CLI without
         # msg_lifecycle_v1) by their results.
-        result = outcome["result"]
+        result = turn.result
+        assert result is not None
         states = [
             (e.command_uuid, e.state) for e in result.events if isinstance(e, CommandLifecycle)
         ]
@@ -441,31 +287,21 @@ async def test_interrupt_with_cancel_queued_cancels_the_message_or_is_refused(
     make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_session(make_options(include_partial_messages=True)) as session:
-        sub = session.subscribe()
         refused: list[Unsupported] = []
-        outcome: dict[str, Any] = {}
-        with anyio.fail_after(WAIT):
-            async with anyio.create_task_group() as tg:
-
-                async def run() -> None:
-                    outcome["result"] = await session.send("SLOW essay please")
-
-                tg.start_soon(run)
-                async for event in sub:
-                    if isinstance(event, StreamEvent) and event.text_delta:
+        async with streaming_turn(session, "SLOW essay please") as turn:
+            receipt = await session.send_message("queued behind the essay")
+            if session.features.has(LIFECYCLE):
+                async for event in turn.sub:
+                    if isinstance(event, CommandLifecycle) and event.state == "queued":
                         break
-                receipt = await session.send_message("queued behind the essay")
-                if session.features.has(LIFECYCLE):
-                    async for event in sub:
-                        if isinstance(event, CommandLifecycle) and event.state == "queued":
-                            break
-                try:
-                    answer = await session.interrupt(cancel_queued=True)
-                except Unsupported as exc:
-                    refused.append(exc)
-                    answer = await session.interrupt()  # what a host then does
-        result = outcome["result"]
+            try:
+                answer = await session.interrupt(cancel_queued=True)
+            except Unsupported as exc:
+                refused.append(exc)
+                answer = await session.interrupt()  # what a host then does
+        result = turn.result
         features = session.features
+    assert result is not None
     assert result.interrupted
     if features.has(CANCEL_QUEUED):
         assert not refused
@@ -496,40 +332,6 @@ async def test_feature_detection_reports_what_each_cli_advertises(
 # ---------------------------------------------------------------- control requests
 
 
-async def test_set_model_shows_in_the_next_turns_init(
-    make_options: Options, open_session: OpenSession, fake_api: FakeMessagesAPI
-) -> None:
-    async with open_session(make_options()) as session:
-        with anyio.fail_after(WAIT):
-            before = await session.send("before")
-            await session.set_model("claude-haiku-4-5")
-            after = await session.send("after")
-    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
-    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
-    assert init_before.model != "claude-haiku-4-5"
-    assert init_after.model == "claude-haiku-4-5"
-    assert fake_api.messages_requests()[-1].body["model"] == "claude-haiku-4-5"
-
-
-async def test_set_permission_mode_shows_in_status_and_the_next_init(
-    make_options: Options, open_session: OpenSession
-) -> None:
-    async with open_session(make_options()) as session:
-        sub = session.subscribe()
-        with anyio.fail_after(WAIT):
-            before = await session.send("before")
-            response = await session.set_permission_mode("acceptEdits")
-            async for event in sub:
-                if isinstance(event, SystemStatus) and event.permission_mode == "acceptEdits":
-                    break
-            after = await session.send("after")
-    assert response == SetPermissionModeResult("acceptEdits")
-    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
-    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
-    assert init_before.permission_mode == "default"
-    assert init_after.permission_mode == "acceptEdits"
-
-
 async def test_get_context_usage_returns_the_clis_report(
     make_options: Options, open_session: OpenSession
 ) -> None:
@@ -547,25 +349,6 @@ async def test_get_context_usage_returns_the_clis_report(
     # The usage the fake API reported for the turn is what the CLI accounts.
     assert result.usage is not None
     assert usage.report["apiUsage"]["input_tokens"] == result.usage["input_tokens"] > 1000
-
-
-async def test_api_error_gives_an_error_result_and_exit_code_1(
-    make_options: Options, open_session: OpenSession
-) -> None:
-    async with open_session(make_options()) as session:
-        with anyio.fail_after(WAIT):
-            result = await session.send("API_ERROR please")
-        assert result.is_error
-        assert result.api_error_status == 400
-        assert result.terminal_reason == "api_error"  # 2.1.176's frame says "completed"
-        said = result.result_frames[0].terminal_reason
-        assert said == ("completed" if session.features.legacy else "api_error")
-        assert "fake API says the request is invalid" in result.text
-        closed = await session.close()
-    assert closed.reaped
-    assert closed.exit_status.state == "failed"
-    assert closed.exit_status.code == 1
-    assert session.exit_status.code == 1
 
 
 # ---------------------------------------------------------------- hooks and MCP
@@ -704,18 +487,3 @@ async def test_close_reaps_the_cli_and_leaves_no_process_of_its_group(
     assert closed.exit_status.state == "completed"
     assert not proc_entry_exists(pid)  # the CLI itself was reaped, not left a zombie
     assert [m for m in group_members(pid) if m[1] not in ("Z", "X")] == []
-
-
-async def test_missing_or_non_executable_cli_path_raises_cli_not_found(tmp_path: Path) -> None:
-    missing = tmp_path / "no-such-claude"
-    with pytest.raises(CliNotFound) as info:
-        async with DuplexSession.spawn(DuplexOptions(cli_path=missing)):
-            pytest.fail("a session started without a CLI")
-    assert str(missing) in info.value.tried
-
-    plain = tmp_path / "claude"
-    plain.write_text("#!/bin/sh\nexit 0\n")
-    plain.chmod(stat.S_IRUSR | stat.S_IWUSR)
-    with pytest.raises(CliNotFound, match="not an executable"):
-        async with DuplexSession.spawn(DuplexOptions(cli_path=plain)):
-            pytest.fail("a session started on a file that cannot run")

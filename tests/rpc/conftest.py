@@ -8,6 +8,7 @@ fails on any protocol violation and on any byte the bridge wrote to stderr.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -16,10 +17,13 @@ from typing import Any
 import pytest
 
 from bridge.testing.contract import ContractValidator
+from bridge.testing.fake_api import FakeMessagesAPI
 
 from .clients import Framing, RawClient, RequestHandler
 
 OpenBridge = Callable[..., AbstractAsyncContextManager[RawClient]]
+
+REAL_WAIT = 60.0  # bound of a call that waits on the real CLI through the bridge
 
 
 @pytest.fixture
@@ -32,14 +36,6 @@ def anyio_backend() -> str:
 def validator() -> ContractValidator:
     """The contract: the JSON Schema generated from ``bridge/rpc/wire.py``."""
     return ContractValidator()
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The session's working directory."""
-    path = tmp_path / "work"
-    path.mkdir()
-    return path.resolve()
 
 
 @pytest.fixture(params=["content-length", "ndjson"])
@@ -87,3 +83,26 @@ def open_bridge(validator: ContractValidator, request: pytest.FixtureRequest) ->
 def session_params(cli: Path, cwd: Path, **extra: Any) -> dict[str, Any]:
     """``session/create`` params running ``cli`` in ``cwd``."""
     return {"cwd": str(cwd), "claudePath": str(cli), **extra}
+
+
+async def allow(method: str, params: Any) -> Any:
+    """An ``on_request`` answer that allows every permission request."""
+    return {"behavior": "allow"}
+
+
+def user_texts(api: FakeMessagesAPI, index: int) -> list[str]:
+    """The user-side texts (prompts and tool results) of the ``index``-th main request the
+    fake API received, the CLI's ``<system-reminder>`` blocks left out."""
+    texts = []
+    for message in api.messages_requests()[index].body["messages"]:
+        if message.get("role") != "user":
+            continue
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for b in blocks:
+            if b.get("type") == "text" and not b["text"].lstrip().startswith("<system-reminder>"):
+                texts.append(b["text"])
+            elif b.get("type") == "tool_result":
+                inner = b.get("content")
+                texts.append(inner if isinstance(inner, str) else json.dumps(inner))
+    return texts

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,21 +16,15 @@ from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive
 
-from .conftest import OpenBridge, session_params
+from .conftest import REAL_WAIT, OpenBridge, allow, session_params
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
-
-REAL_WAIT = 60.0
-
-
-async def _allow(method: str, params: Any) -> Any:
-    return {"behavior": "allow"}
 
 
 async def test_a_sigkilled_bridge_leaves_no_child_of_a_fake_cli_running(
     open_bridge: OpenBridge, fake_cli: Path, workdir: Path
 ) -> None:
-    async with open_bridge(on_request=_allow) as client:
+    async with open_bridge(on_request=allow) as client:
         await client.initialize(permissions=True)
         created = await client.create(**session_params(fake_cli, workdir))
         sid, cli = created["sessionId"], created["pid"]
@@ -57,9 +50,9 @@ async def test_a_sigkilled_bridge_leaves_no_backgrounded_bash_command_of_the_rea
     command = "(tail -f /dev/null & echo $!)"
     fake_api.enqueue(Reply([ToolUse("Bash", {"command": command, "description": "bg"})]))
     fake_api.enqueue(Text("started it"))
-    async with open_bridge(env=offline_env, on_request=_allow) as client:
+    async with open_bridge(env=offline_env, on_request=allow) as client:
         await client.initialize(permissions=True)
-        params = {"cwd": str(project_dir), "claudePath": str(real_cli), "env": offline_env}
+        params = session_params(real_cli, project_dir, env=offline_env)
         created = await client.call("session/create", params, within=REAL_WAIT)
         sid, cli = created["sessionId"], created["pid"]
         await client.call("session/send", {"sessionId": sid, "prompt": "go"}, within=REAL_WAIT)

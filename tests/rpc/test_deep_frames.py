@@ -18,11 +18,10 @@ import pytest
 
 from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
 
-from .conftest import OpenBridge
+from .conftest import REAL_WAIT, OpenBridge, allow, session_params
 
 pytestmark = [pytest.mark.rpc, pytest.mark.realcli, pytest.mark.anyio]
 
-REAL_WAIT = 60.0
 DEPTH = 3000
 
 
@@ -32,10 +31,6 @@ def deep_encoding() -> Iterator[None]:
     sys.setrecursionlimit(max(limit, 4 * DEPTH))
     yield
     sys.setrecursionlimit(limit)
-
-
-async def _allow(method: str, params: Any) -> Any:
-    return {"behavior": "allow"}
 
 
 async def test_a_real_cli_frame_nested_too_deeply_is_an_invalid_line_and_the_session_goes_on(
@@ -52,9 +47,9 @@ async def test_a_real_cli_frame_nested_too_deeply_is_an_invalid_line_and_the_ses
     tool_input = {"command": "echo hi", "description": "deep", "extra": deep}
     fake_api.enqueue(Reply([ToolUse("Bash", tool_input)]))
     fake_api.enqueue(Text("after the deep one"))
-    async with open_bridge(env=offline_env, on_request=_allow) as client:
+    async with open_bridge(env=offline_env, on_request=allow) as client:
         await client.initialize(permissions=True)
-        params = {"cwd": str(project_dir), "claudePath": str(real_cli), "env": offline_env}
+        params = session_params(real_cli, project_dir, env=offline_env)
         created = await client.call("session/create", params, within=REAL_WAIT)
         sid = created["sessionId"]
         first = await client.call(

@@ -24,18 +24,13 @@ from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import alive
 from bridge.testing.transcripts import write_transcript
 
-from .conftest import OpenBridge, session_params
+from .conftest import REAL_WAIT, OpenBridge, allow, session_params, user_texts
 from .test_backpressure import stall_until_pipe_full
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
-REAL_WAIT = 60.0
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 THREE_TURNS = ["first question", "please USE_BASH now", "third USE_EDIT"]
-
-
-async def allow(method: str, params: Any) -> Any:
-    return {"behavior": "allow"}
 
 
 @pytest.fixture
@@ -54,27 +49,6 @@ def long_project(project_dir: Path) -> Path:
     (path / "notes.txt").write_text("hello\n")
     assert len(encode_cwd(path)) > 200
     return path
-
-
-def create_params(cwd: Path, real_cli: Path, env: dict[str, str], **extra: Any) -> dict[str, Any]:
-    return {"cwd": str(cwd), "claudePath": str(real_cli), "env": env, **extra}
-
-
-def user_texts(api: FakeMessagesAPI, index: int) -> list[str]:
-    """The user-side texts (prompts and tool results) of the ``index``-th main request."""
-    texts = []
-    for message in api.messages_requests()[index].body["messages"]:
-        if message.get("role") != "user":
-            continue
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        for b in blocks:
-            if b.get("type") == "text" and not b["text"].lstrip().startswith("<system-reminder>"):
-                texts.append(b["text"])
-            elif b.get("type") == "tool_result":
-                inner = b.get("content")
-                texts.append(inner if isinstance(inner, str) else json.dumps(inner))
-    return texts
 
 
 def sdk_events(messages: list[Any]) -> list[tuple[str, str]]:
@@ -114,7 +88,9 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
     async with open_bridge(env=offline_env, on_request=allow) as client:
         await client.initialize(permissions=True)
         created = await client.call(
-            "session/create", create_params(long_project, real_cli, offline_env), within=REAL_WAIT
+            "session/create",
+            session_params(real_cli, long_project, env=offline_env),
+            within=REAL_WAIT,
         )
         sid = created["sessionId"]
         for prompt in THREE_TURNS:
@@ -163,7 +139,7 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
 ) -> None:
     async with open_bridge(env=offline_env, on_request=allow) as client:
         await client.initialize(permissions=True)
-        params = create_params(project_dir, real_cli, offline_env)
+        params = session_params(real_cli, project_dir, env=offline_env)
         first = (await client.call("session/create", params, within=REAL_WAIT))["sessionId"]
         await client.send(first, "remember the word pelican")
         claude_id = (await client.send(first, "please USE_BASH now"))["claudeSessionId"]
@@ -212,7 +188,7 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
 ) -> None:
     async with open_bridge(env=offline_env, on_request=allow) as client:
         await client.initialize(permissions=True)
-        params = create_params(project_dir, real_cli, offline_env)
+        params = session_params(real_cli, project_dir, env=offline_env)
         created = await client.call("session/create", params, within=REAL_WAIT)
         sid, pid = created["sessionId"], created["pid"]
         await client.send(sid, "remember the word pelican")
@@ -256,7 +232,9 @@ async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept
     async with open_bridge(env=offline_env) as client:
         await client.initialize()
         created = await client.call(
-            "session/create", create_params(project_dir, real_cli, offline_env), within=REAL_WAIT
+            "session/create",
+            session_params(real_cli, project_dir, env=offline_env),
+            within=REAL_WAIT,
         )
         sid = created["sessionId"]
         claude_id = (await client.send(sid, "hello history"))["claudeSessionId"]
@@ -317,7 +295,7 @@ async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(
     offline_env: dict[str, str],
     home_with_history: str,
 ) -> None:
-    params = create_params(workdir, real_cli, offline_env, replay=True)
+    params = session_params(real_cli, workdir, env=offline_env, replay=True)
     async with open_bridge(env=offline_env) as client:
         await client.initialize()
         bad = await client.error("session/create", params)

@@ -19,27 +19,9 @@ from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import alive, group_members
 
 from .clients import Framing
-from .conftest import OpenBridge
+from .conftest import REAL_WAIT, OpenBridge, session_params, user_texts
 
 pytestmark = [pytest.mark.rpc, pytest.mark.realcli, pytest.mark.anyio]
-
-REAL_WAIT = 60.0
-
-
-def user_texts(api: FakeMessagesAPI, index: int) -> list[str]:
-    """The user-side texts of the ``index``-th main request the fake API received."""
-    texts = []
-    for message in api.messages_requests()[index].body["messages"]:
-        if message.get("role") != "user":
-            continue
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        texts += [
-            b["text"]
-            for b in blocks
-            if b.get("type") == "text" and not b["text"].lstrip().startswith("<system-reminder>")
-        ]
-    return texts
 
 
 async def test_full_conversation(
@@ -61,7 +43,7 @@ async def test_full_conversation(
         await client.initialize(permissions=True)
         created = await client.call(
             "session/create",
-            {"cwd": str(project_dir), "claudePath": str(real_cli), "env": offline_env},
+            session_params(real_cli, project_dir, env=offline_env),
             within=REAL_WAIT,
         )
         sid, pid = created["sessionId"], created["pid"]
@@ -142,7 +124,7 @@ async def test_disconnect_mid_turn_leaves_no_claude_process(
         await client.initialize()
         created = await client.call(
             "session/create",
-            {"cwd": str(project_dir), "claudePath": str(real_cli), "env": offline_env},
+            session_params(real_cli, project_dir, env=offline_env),
             within=REAL_WAIT,
         )
         sid, pid = created["sessionId"], created["pid"]

@@ -1,17 +1,21 @@
-"""Fixtures of the fast unit suite: both anyio backends, the scripted fake CLI, no leftovers."""
+"""Fixtures of the fast unit suite: both anyio backends, the scripted fake CLI, no leftovers,
+and ``cli``: a spec that holds for the real CLI too runs against both."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from bridge.duplex import DuplexOptions
+from bridge.duplex import DuplexOptions, DuplexSession
 from bridge.duplex.guard import guard_pid
+from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import children
 
 
@@ -19,14 +23,6 @@ from bridge.testing.procs import children
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     """Every ``pytest.mark.anyio`` test runs once on asyncio and once on trio."""
     return str(request.param)
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The CLI's working directory (Bash commands of the fake run there)."""
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture
@@ -39,6 +35,35 @@ def options(fake_cli: Path, workdir: Path) -> Callable[..., DuplexOptions]:
         return DuplexOptions(**values)
 
     return make
+
+
+@dataclass(frozen=True)
+class Cli:
+    """The CLI a spec runs against: the scripted fake, or the real ``claude`` offline against
+    ``api`` (the fake Messages API, which answers the fake CLI's prompt keywords alike).
+    ``options(**overrides)`` gives DuplexOptions for it in ``cwd``; ``spawn`` opens a session."""
+
+    kind: Literal["fake", "real"]
+    cwd: Path
+    options: Callable[..., DuplexOptions]
+    spawn: Callable[[DuplexOptions], AbstractAsyncContextManager[DuplexSession]]
+    api: FakeMessagesAPI | None = None
+
+
+@pytest.fixture(params=["fake", pytest.param("real", marks=pytest.mark.realcli)])
+def cli(request: pytest.FixtureRequest) -> Cli:
+    """Each spec that takes ``cli`` runs on the fake CLI (id ``fake``) and on the real one
+    (id ``real``, marked ``realcli``; its sessions are recorded in record mode)."""
+    fixture = request.getfixturevalue
+    if request.param == "fake":
+        return Cli("fake", fixture("workdir"), fixture("options"), DuplexSession.spawn)
+    return Cli(
+        "real",
+        fixture("project_dir"),
+        fixture("make_options"),
+        fixture("open_session"),
+        fixture("fake_api"),
+    )
 
 
 SCRIPT_CLI = r"""
@@ -98,12 +123,9 @@ def script_cli(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def no_process_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every session test must reap every CLI it started: no child of the test process
+def no_process_left_behind() -> Iterator[None]:
+    """Every unit test must reap every process it started: no child of the test process
     (running or a zombie) survives it, except the host's guard (bridge.duplex.guard)."""
-    if not request.node.module.__name__.rpartition(".")[2].startswith("test_session_"):
-        yield
-        return
     before = set(children(os.getpid(), zombies=True))
     yield
     left = sorted(set(children(os.getpid(), zombies=True)) - before - {guard_pid()})

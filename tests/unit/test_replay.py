@@ -26,6 +26,8 @@ from bridge.duplex.frames import CommandLifecycle
 from bridge.testing.record import Recorder, recorded_session
 from bridge.testing.replay_cli import DIVERGED, load_recording, write_replay_cli
 
+from .sessions import allow
+
 pytestmark = pytest.mark.anyio
 
 RECORDING = (
@@ -105,7 +107,7 @@ async def test_a_replayed_run_records_the_same_cli_frames(replay_cli: Path, tmp_
     again = tmp_path / "again.ndjson"
     with anyio.fail_after(20):
         async with recorded_session(
-            DuplexOptions(cli_path=replay_cli, permission_handler=_allow), again
+            DuplexOptions(cli_path=replay_cli, permission_handler=allow), again
         ) as session:
             for frame in frames("in"):
                 if frame["type"] == "user":
@@ -137,10 +139,6 @@ async def test_the_replay_exits_2_when_the_host_diverges(replay_cli: Path) -> No
             closed = await session.close()
     assert closed.exit_status.code == DIVERGED
     assert "stdin closed while waiting for user" in closed.stderr_tail
-
-
-async def _allow(request: PermissionRequest) -> Decision:
-    return Allow()
 
 
 def test_recorder_writes_the_transcript_format(tmp_path: Path) -> None:

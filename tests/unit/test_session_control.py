@@ -13,43 +13,55 @@ import pytest
 from bridge.duplex import DuplexOptions, DuplexSession
 from bridge.duplex.control import McpStatus, SetModelResult, SetPermissionModeResult
 from bridge.duplex.errors import ControlError
-from bridge.duplex.frames import SystemStatus
+from bridge.duplex.frames import SystemInit, SystemStatus
+
+from .conftest import Cli
 
 pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
+WAIT = 30.0  # bound of every wait on a turn of the real CLI
 
 
-async def test_set_model_answers_and_the_next_turn_runs_on_it(options: Options) -> None:
+async def test_set_model_switches_and_the_next_turn_runs_on_it(cli: Cli) -> None:
+    async with cli.spawn(cli.options()) as session:
+        with anyio.fail_after(WAIT):
+            before = await session.send("before")
+            await session.set_model("claude-haiku-4-5")
+            assert session.model == "claude-haiku-4-5"
+            after = await session.send("after")
+    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
+    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
+    assert init_before.model != "claude-haiku-4-5"
+    assert init_after.model == "claude-haiku-4-5"
+    if cli.api is not None:  # the real CLI asks the Messages API for that model
+        assert cli.api.messages_requests()[-1].body["model"] == "claude-haiku-4-5"
+
+
+async def test_set_model_answers_with_the_model(options: Options) -> None:
     async with DuplexSession.spawn(options()) as session:
-        await session.send("before")
-        assert session.last_init is not None
-        assert session.last_init.model == "claude-opus-5-5"
         answer = await session.set_model("claude-sonnet-5-5")
-        assert session.model == "claude-sonnet-5-5"
-        await session.send("after")
-        init = session.last_init
     assert answer == SetModelResult("claude-sonnet-5-5")
-    assert init is not None and init.model == "claude-sonnet-5-5"
 
 
-async def test_set_permission_mode_answers_and_the_cli_reports_the_new_mode(
-    options: Options,
-) -> None:
-    async with DuplexSession.spawn(options()) as session:
+async def test_set_permission_mode_answers_and_the_cli_reports_the_new_mode(cli: Cli) -> None:
+    async with cli.spawn(cli.options()) as session:
         sub = session.subscribe()
-        answer = await session.set_permission_mode("acceptEdits")
-        with anyio.fail_after(5):
+        with anyio.fail_after(WAIT):
+            before = await session.send("before")
+            answer = await session.set_permission_mode("acceptEdits")
             async for event in sub:
-                if isinstance(event, SystemStatus):
+                if isinstance(event, SystemStatus) and event.permission_mode is not None:
                     status = event
                     break
-        assert session.permission_mode == "acceptEdits"
-        await session.send("hi")
-        init = session.last_init
+            assert session.permission_mode == "acceptEdits"
+            after = await session.send("after")
     assert answer == SetPermissionModeResult("acceptEdits")
     assert status.permission_mode == "acceptEdits"
-    assert init is not None and init.permission_mode == "acceptEdits"
+    [init_before] = [e for e in before.events if isinstance(e, SystemInit)]
+    [init_after] = [e for e in after.events if isinstance(e, SystemInit)]
+    assert init_before.permission_mode == "default"
+    assert init_after.permission_mode == "acceptEdits"
 
 
 async def test_get_context_usage_returns_the_cli_report(options: Options) -> None:

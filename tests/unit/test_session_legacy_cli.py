@@ -9,26 +9,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import (
-    Allow,
-    Decision,
-    Defer,
-    DuplexOptions,
-    DuplexSession,
-    PermissionRequest,
-    Subscription,
-    TurnResult,
-)
+from bridge.duplex import Allow, Decision, DuplexOptions, DuplexSession, PermissionRequest
 from bridge.duplex.control import InterruptResult, SetModelResult
 from bridge.duplex.errors import Unsupported
 from bridge.duplex.features import CANCEL_QUEUED, FALLBACKS, INTERRUPT_RECEIPT, LIFECYCLE
 from bridge.duplex.frames import CommandLifecycle, SystemInit
-from bridge.duplex.subscriptions import PermissionDeferred
+
+from .sessions import HELD, Options, Turn, defer, held_turn, next_deferred
 
 pytestmark = pytest.mark.anyio
-
-Options = Callable[..., DuplexOptions]
-HELD = "TOOL Read {}"  # a turn that waits for a (deferred) permission answer
 
 
 @pytest.fixture
@@ -38,29 +27,6 @@ def legacy(
     """``legacy(**overrides)``: options running the fake CLI's old-CLI profile."""
     cli = fake_cli_with({"FAKE_CLI_LEGACY": "1"})
     return lambda **overrides: options(cli_path=cli, **overrides)
-
-
-async def defer(request: PermissionRequest) -> Decision:
-    return Defer()
-
-
-async def deferred(sub: Subscription) -> PermissionRequest:
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, PermissionDeferred):
-                return event.request
-    raise AssertionError("no permission was deferred")
-
-
-class Turn:
-    """A ``send`` running in the background; ``result`` once it returned."""
-
-    def __init__(self, session: DuplexSession, prompt: str) -> None:
-        self.session, self.prompt = session, prompt
-        self.result: TurnResult | None = None
-
-    async def __call__(self) -> None:
-        self.result = await self.session.send(self.prompt)
 
 
 # ---------------------------------------------------------------- feature detection
@@ -104,15 +70,11 @@ async def test_without_lifecycle_a_live_message_still_gets_its_own_result_in_the
     legacy: Options,
 ) -> None:
     async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
-        sub = session.subscribe(capacity=4096)
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            request = await deferred(sub)
+        async with held_turn(session, capacity=4096) as held:
             receipt = await session.send_message("and then this")
-            session.respond_to_permission(request.request_id, Allow())
-        events = [sub.receive_nowait() for _ in range(sub.pending)]
-    result = turn.result
+            session.respond_to_permission(held.request.request_id, Allow())
+        events = [held.sub.receive_nowait() for _ in range(held.sub.pending)]
+    result = held.turn.result
     assert result is not None
     assert result.command_uuids[1] == receipt.uuid
     assert [r.result for r in result.result_frames][-1] == "Echo: and then this"
@@ -127,32 +89,15 @@ async def test_without_a_receipt_an_interrupt_reports_the_queued_lists_as_unknow
     legacy: Options,
 ) -> None:
     async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            await deferred(sub)
+        async with held_turn(session) as held:
             await session.send_message("queued behind")
             answer = await session.interrupt()
         idle = await session.interrupt()
     assert answer == InterruptResult(still_queued=None, cancelled=None)
     assert idle == InterruptResult(still_queued=None, cancelled=None)
-    assert turn.result is not None and turn.result.interrupted is True
-    assert [r.result for r in turn.result.result_frames][-1] == "Echo: queued behind"
-
-
-async def test_with_a_receipt_a_plain_interrupt_reports_nothing_cancelled(
-    options: Options,
-) -> None:
-    async with DuplexSession.spawn(options(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            await deferred(sub)
-            receipt = await session.send_message("queued behind")
-            answer = await session.interrupt()
-    assert answer == InterruptResult(still_queued=[receipt.uuid], cancelled=[])
+    result = held.turn.result
+    assert result is not None and result.interrupted is True
+    assert [r.result for r in result.result_frames][-1] == "Echo: queued behind"
 
 
 # ---------------------------------------------------------------- no interrupt_cancel_queued_v1
@@ -162,20 +107,17 @@ async def test_without_cancel_queued_the_interrupt_is_refused_and_nothing_is_int
     legacy: Options,
 ) -> None:
     async with DuplexSession.spawn(legacy(permission_handler=defer)) as session:
-        sub = session.subscribe()
-        turn = Turn(session, HELD)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            request = await deferred(sub)
+        async with held_turn(session) as held:
             await session.send_message("queued behind")
             with pytest.raises(Unsupported) as refused:
                 await session.interrupt(cancel_queued=True)
             assert session.turn_in_flight  # the refusal interrupted nothing
-            session.respond_to_permission(request.request_id, Allow())
+            session.respond_to_permission(held.request.request_id, Allow())
     assert refused.value.capability == CANCEL_QUEUED
     assert "2.1.176-fake" in str(refused.value)
-    assert turn.result is not None and turn.result.interrupted is False
-    assert [r.result for r in turn.result.result_frames][-1] == "Echo: queued behind"
+    result = held.turn.result
+    assert result is not None and result.interrupted is False
+    assert [r.result for r in result.result_frames][-1] == "Echo: queued behind"
 
 
 async def test_cancel_queued_right_after_send_waits_for_the_turns_init_to_decide(
@@ -189,7 +131,7 @@ async def test_cancel_queued_right_after_send_waits_for_the_turns_init_to_decide
             await anyio.wait_all_tasks_blocked()  # written; the CLI has not started it yet
             with pytest.raises(Unsupported):
                 await session.interrupt(cancel_queued=True)
-            request = await deferred(sub)
+            request = await next_deferred(sub)
             session.respond_to_permission(request.request_id, Allow())
     assert turn.result is not None and turn.result.interrupted is False
 

@@ -3,33 +3,20 @@ and there is never a truncated successful result."""
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession, Limits, SessionClosed
+from bridge.duplex import DuplexSession, Limits
 from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
 from bridge.duplex.frames import ResultFrame
 from bridge.duplex.subscriptions import SessionExited
-from bridge.testing.procs import reaped
+
+from .sessions import Options, assert_closed_and_reaped
 
 pytestmark = pytest.mark.anyio
-
-Options = Callable[..., DuplexOptions]
-
-
-async def assert_closed_and_reaped(session: DuplexSession) -> None:
-    """The session takes no more work and its process was killed and reaped."""
-    assert not session.is_open
-    with anyio.fail_after(10):
-        status = await session.wait_for_exit()
-    assert (status.state, status.signal) == ("failed", signal.SIGKILL)
-    assert session.pid is not None and reaped(session.pid)
-    with pytest.raises(SessionClosed):
-        await session.send("after the breach")
 
 
 @pytest.mark.parametrize(

@@ -10,19 +10,12 @@ from typing import Any
 
 import pytest
 
-from bridge.duplex import (
-    Allow,
-    CliNotFound,
-    Decision,
-    DuplexOptions,
-    DuplexSession,
-    PermissionRequest,
-    discovery,
-    find_cli,
-)
+from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, discovery, find_cli
 from bridge.duplex.discovery import ENV_VAR
 from bridge.duplex.mcp import McpServer
 from bridge.duplex.permissions import deny_all
+
+from .sessions import allow
 
 pytestmark = pytest.mark.anyio
 
@@ -194,10 +187,6 @@ async def test_cwd_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
     assert DuplexOptions(cwd="proj").working_dir() == str(tmp_path / "proj")
     assert DuplexOptions().working_dir() is None
-
-
-async def allow(request: PermissionRequest) -> Decision:
-    return Allow()
 
 
 async def test_the_spawned_cli_runs_without_claudecode_and_with_the_extra_env(

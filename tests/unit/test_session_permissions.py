@@ -15,7 +15,6 @@ from bridge.duplex import (
     Decision,
     Defer,
     Deny,
-    DuplexOptions,
     DuplexSession,
     PermissionRequest,
     Subscription,
@@ -23,12 +22,23 @@ from bridge.duplex import (
 )
 from bridge.duplex.errors import UnknownRequest
 from bridge.duplex.frames import ControlCancelRequest, UserFrame
-from bridge.duplex.permissions import response_for
-from bridge.duplex.subscriptions import PermissionDeferred
+
+from .conftest import Cli
+from .sessions import Options, next_deferred
 
 pytestmark = pytest.mark.anyio
 
-Options = Callable[..., DuplexOptions]
+
+MADE_BY_BASH = "made-by-bash"  # what USE_BASH's command touches in the cwd (both CLIs)
+WAIT = 30.0  # bound of every wait on a turn of the real CLI
+
+
+def _text(content: Any) -> Any:
+    """A tool_result's content as text when it is a list of text blocks (as the real CLI may
+    send it); any other content as it is."""
+    if isinstance(content, list) and all(isinstance(b, dict) and "text" in b for b in content):
+        return "\n".join(str(b["text"]) for b in content)
+    return content
 
 
 def tool_results(result: TurnResult) -> list[dict[str, Any]]:
@@ -37,7 +47,7 @@ def tool_results(result: TurnResult) -> list[dict[str, Any]]:
     for event in result.events:
         if isinstance(event, UserFrame) and isinstance(event.message.content, list):
             blocks += [
-                {"content": b.content, "is_error": bool(b.is_error), "id": b.tool_use_id}
+                {"content": _text(b.content), "is_error": bool(b.is_error), "id": b.tool_use_id}
                 for b in event.message.content
                 if b.type == "tool_result"
             ]
@@ -56,22 +66,34 @@ class Recorder:
         return self._decide(request)
 
 
-async def next_deferred(sub: Subscription) -> PermissionRequest:
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, PermissionDeferred):
-                return event.request
-    raise AssertionError("no permission was deferred")
-
-
-async def test_allow_runs_the_tool_with_its_original_input(options: Options, workdir: Path) -> None:
+async def test_allow_runs_the_tool_with_its_original_input(cli: Cli) -> None:
     handler = Recorder(lambda request: Allow())
-    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
-        result = await session.send("USE_BASH")
-    assert (workdir / "made-by-bash").exists()
-    assert [r.tool_name for r in handler.requests] == ["Bash"]
-    assert tool_results(result)[0]["is_error"] is False
+    written: list[dict[str, Any]] = []
+
+    def tap(direction: str, line: bytes) -> None:
+        if direction == "in":
+            written.append(json.loads(line))
+
+    async with cli.spawn(cli.options(permission_handler=handler, tap=tap)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    (request,) = handler.requests
+    assert request.tool_name == "Bash"
+    assert MADE_BY_BASH in request.input["command"]
+    # What the CLI was told: allow, with the input it asked about (older CLIs reject an
+    # allow without updatedInput; 2.1.332 tolerates it, so check the wire as well).
+    [answer] = [
+        f["response"]
+        for f in written
+        if f["type"] == "control_response" and f["response"]["request_id"] == request.request_id
+    ]
+    assert answer["response"] == {"behavior": "allow", "updatedInput": request.input}
+    assert (cli.cwd / MADE_BY_BASH).exists()
+    assert tool_results(result) == [
+        {"content": "hello-from-bash", "is_error": False, "id": request.tool_use_id}
+    ]
     assert result.text == "Tool finished: hello-from-bash"
+    assert not result.is_error
 
 
 async def test_the_handler_sees_the_request_fields(options: Options, workdir: Path) -> None:
@@ -89,30 +111,32 @@ async def test_the_handler_sees_the_request_fields(options: Options, workdir: Pa
     assert request.requires_user_interaction is False
 
 
-async def test_allow_with_rewritten_input_runs_the_rewritten_command_only(
-    options: Options, workdir: Path
-) -> None:
-    handler = Recorder(lambda request: Allow(updated_input={"command": "touch rewritten"}))
-    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
-        await session.send('TOOL Bash {"command": "touch original"}')
-    assert handler.requests[0].input == {"command": "touch original"}
-    assert (workdir / "rewritten").exists()
-    assert not (workdir / "original").exists()
+async def test_allow_with_rewritten_input_runs_the_rewritten_command_only(cli: Cli) -> None:
+    handler = Recorder(
+        lambda request: Allow(updated_input={**request.input, "command": "echo rewritten-by-host"})
+    )
+    async with cli.spawn(cli.options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    assert MADE_BY_BASH in handler.requests[0].input["command"]
+    assert not (cli.cwd / MADE_BY_BASH).exists()  # the original command never ran
+    (block,) = tool_results(result)
+    assert block["content"] == "rewritten-by-host" and not block["is_error"]
+    assert result.text == "Tool finished: rewritten-by-host"
 
 
-async def test_deny_has_no_side_effect_and_the_model_sees_the_message(
-    options: Options, workdir: Path
-) -> None:
+async def test_deny_has_no_side_effect_and_the_model_sees_the_message(cli: Cli) -> None:
     handler = Recorder(lambda request: Deny(message="no shell today"))
-    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
-        result = await session.send("USE_BASH")
-    assert not (workdir / "made-by-bash").exists()
+    async with cli.spawn(cli.options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("please USE_BASH now")
+    assert not (cli.cwd / MADE_BY_BASH).exists()
     (block,) = tool_results(result)
     assert block["is_error"] is True
     assert block["content"] == "no shell today"
     assert result.text == "Tool finished: no shell today"
     assert result.interrupted is False
-    assert [d["tool_name"] for d in result.result_frames[0].permission_denials] == ["Bash"]
+    assert [d["tool_name"] for d in result.result_frames[-1].permission_denials] == ["Bash"]
 
 
 async def test_deny_with_interrupt_stops_the_turn(options: Options, workdir: Path) -> None:
@@ -127,26 +151,27 @@ async def test_deny_with_interrupt_stops_the_turn(options: Options, workdir: Pat
     assert after.text == "Echo: still here"
 
 
-async def test_defer_then_allow_from_another_task_runs_the_original_input(
-    options: Options, workdir: Path
-) -> None:
+async def test_defer_then_allow_from_another_task_runs_the_original_input(cli: Cli) -> None:
     handler = Recorder(lambda request: Defer())
-    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
+    async with cli.spawn(cli.options(permission_handler=handler)) as session:
         sub = session.subscribe()
-        async with anyio.create_task_group() as tg:
-            results: list[TurnResult] = []
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+                results: list[TurnResult] = []
 
-            async def turn() -> None:
-                results.append(await session.send("USE_BASH"))
+                async def turn() -> None:
+                    results.append(await session.send("please USE_BASH now"))
 
-            tg.start_soon(turn)
-            request = await next_deferred(sub)
-            assert session.pending_permissions() == [request]
-            assert request == handler.requests[0]
-            assert not (workdir / "made-by-bash").exists()
-            tg.start_soon(_respond, session, request.request_id, Allow())
+                tg.start_soon(turn)
+                request = await next_deferred(sub)
+                # The CLI is waiting: nothing ran yet, and the request is pending.
+                assert session.pending_permissions() == [request]
+                assert request == handler.requests[0]
+                assert not (cli.cwd / MADE_BY_BASH).exists()
+                tg.start_soon(_respond, session, request.request_id, Allow())
         assert session.pending_permissions() == []
-    assert (workdir / "made-by-bash").exists()
+    assert (cli.cwd / MADE_BY_BASH).exists()
+    assert tool_results(results[0])[0]["content"] == "hello-from-bash"
     assert results[0].text == "Tool finished: hello-from-bash"
 
 
@@ -338,23 +363,22 @@ async def test_a_handler_returning_no_decision_gets_an_error_answer(
     assert "TypeError" in result.text
 
 
-async def test_ask_user_question_round_trips_answers_in_updated_input(options: Options) -> None:
+async def test_ask_user_question_round_trips_answers_in_updated_input(cli: Cli) -> None:
     def answer(request: PermissionRequest) -> Decision:
-        question = request.input["questions"][0]["question"]
-        return Allow(updated_input={**request.input, "answers": {question: "Blue"}})
+        if request.tool_name != "AskUserQuestion":
+            return Deny()
+        answers = {q["question"]: q["options"][1]["label"] for q in request.input["questions"]}
+        return Allow(updated_input={**request.input, "answers": answers})
 
     handler = Recorder(answer)
-    async with DuplexSession.spawn(options(permission_handler=handler)) as session:
-        result = await session.send("ASKQ")
+    async with cli.spawn(cli.options(permission_handler=handler)) as session:
+        with anyio.fail_after(WAIT):
+            result = await session.send("ASKQ")
     (request,) = handler.requests
     assert request.tool_name == "AskUserQuestion"
     assert request.requires_user_interaction is True
     assert [o["label"] for o in request.input["questions"][0]["options"]] == ["Red", "Blue"]
     (block,) = tool_results(result)
-    assert 'Your questions have been answered: "Which colour?"="Blue"' in block["content"]
-    assert result.text.startswith('Tool finished: Your questions have been answered: "Which')
-
-
-def test_a_deny_without_a_message_says_what_the_bridge_says_on_the_wire() -> None:
-    request = PermissionRequest(request_id="r1", tool_name="Bash", input={})
-    assert response_for(Deny(), request) == {"behavior": "deny", "message": "Denied by the user."}
+    assert not block["is_error"]
+    assert '"Which colour?"="Blue"' in block["content"]
+    assert '"Which colour?"="Blue"' in result.text

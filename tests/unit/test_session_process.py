@@ -17,9 +17,12 @@ from bridge.duplex.session import CloseResult
 from bridge.duplex.subscriptions import SessionExited
 from bridge.testing.procs import reaped
 
+from .conftest import Cli
+
 pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
+WAIT = 30.0  # bound of every wait on a turn of the real CLI
 
 
 # ---------------------------------------------------------------- spawn
@@ -166,17 +169,22 @@ async def test_stderr_is_kept_as_a_64_kib_ring_of_the_tail(options: Options) -> 
 
 
 async def test_exit_status_after_an_api_error_turn_is_failed_yet_the_turn_was_a_result(
-    options: Options,
+    cli: Cli,
 ) -> None:
-    async with DuplexSession.spawn(options()) as session:
-        turn = await session.send("API_ERROR please")
+    async with cli.spawn(cli.options()) as session:
+        with anyio.fail_after(WAIT):
+            turn = await session.send("API_ERROR please")
+        said = turn.result_frames[0].terminal_reason
+        assert said == ("completed" if session.features.legacy else "api_error")
         result = await session.close()
     assert turn.is_error is True
     assert turn.api_error_status == 400
-    assert turn.terminal_reason == "api_error"
+    assert turn.terminal_reason == "api_error"  # 2.1.176's frame says "completed"
     assert "API Error: 400" in turn.text
+    assert "says the request is invalid" in turn.text
     assert (result.exit_status.state, result.exit_status.code) == ("failed", 1)
     assert result.reaped is True
+    assert session.exit_status.code == 1
 
 
 async def test_a_crash_mid_frame_fails_the_pending_send_with_the_exit_code(

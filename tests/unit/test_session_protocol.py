@@ -4,14 +4,13 @@ ends every waiter with ProtocolError, never a hang."""
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession, SessionClosed
+from bridge.duplex import DuplexSession
 from bridge.duplex.errors import ProtocolError
 from bridge.duplex.frames import (
     AssistantFrame,
@@ -20,11 +19,10 @@ from bridge.duplex.frames import (
     ResultFrame,
     UnknownFrame,
 )
-from bridge.testing.procs import reaped
+
+from .sessions import Options, assert_closed_and_reaped
 
 pytestmark = pytest.mark.anyio
-
-Options = Callable[..., DuplexOptions]
 
 
 async def test_a_result_with_a_null_cost_and_a_string_errors_is_still_a_result() -> None:
@@ -71,7 +69,7 @@ async def test_an_unreadable_turn_ending_frame_fails_send_with_protocol_error(
     async with DuplexSession.spawn(options()) as session:
         with anyio.fail_after(10), pytest.raises(ProtocolError, match="command_lifecycle"):
             await session.send("BAD_LIFECYCLE")
-        await _assert_closed_and_reaped(session)
+        await assert_closed_and_reaped(session)
 
 
 async def test_an_unreadable_control_response_fails_the_control_call_with_protocol_error(
@@ -81,7 +79,7 @@ async def test_an_unreadable_control_response_fails_the_control_call_with_protoc
     async with DuplexSession.spawn(options(cli_path=cli)) as session:
         with anyio.fail_after(10), pytest.raises(ProtocolError, match="control_response"):
             await session.get_context_usage()
-        await _assert_closed_and_reaped(session)
+        await assert_closed_and_reaped(session)
 
 
 async def test_a_control_response_without_a_request_id_fails_the_control_call(
@@ -92,17 +90,7 @@ async def test_a_control_response_without_a_request_id_fails_the_control_call(
     async with DuplexSession.spawn(options(cli_path=cli)) as session:
         with anyio.fail_after(10), pytest.raises(ProtocolError, match="request_id"):
             await session.get_context_usage()
-        await _assert_closed_and_reaped(session)
-
-
-async def _assert_closed_and_reaped(session: DuplexSession) -> None:
-    assert not session.is_open
-    with anyio.fail_after(10):
-        status = await session.wait_for_exit()
-    assert (status.state, status.signal) == ("failed", signal.SIGKILL)
-    assert session.pid is not None and reaped(session.pid)
-    with pytest.raises(SessionClosed):
-        await session.send("after it")
+        await assert_closed_and_reaped(session)
 
 
 async def test_an_unreadable_request_from_the_cli_is_answered_with_an_error(

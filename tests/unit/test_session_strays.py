@@ -8,32 +8,27 @@ import errno
 import os
 import re
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bridge.duplex import Allow, DuplexOptions, DuplexSession, Limits, PermissionRequest
+from bridge.duplex import DuplexSession, Limits
 from bridge.duplex.errors import LimitExceeded
 from bridge.duplex.process import descendants
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive
 
+from .sessions import Options, allow
+
 pytestmark = pytest.mark.anyio
-
-Options = Callable[..., DuplexOptions]
-
-
-async def _allow(request: PermissionRequest) -> Allow:
-    return Allow()
 
 
 async def test_a_stray_is_killed_at_close_even_when_pidfd_open_fails(
     options: Options, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with DuplexSession.spawn(options(permission_handler=_allow)) as session:
+    async with DuplexSession.spawn(options(permission_handler=allow)) as session:
         result = await session.send(DETACHED_CHILD_PROMPT)
         stray = int(re.findall(r"\d+", result.text)[-1])
         assert alive(stray) and os.getpgid(stray) != session.pid
@@ -80,7 +75,7 @@ async def test_closing_a_session_reads_proc_only_off_the_event_loop_and_lists_it
 
 
 async def test_a_session_killed_on_a_breach_kills_its_strays_too(options: Options) -> None:
-    opts = options(permission_handler=_allow, limits=Limits(max_frame_bytes=64 * 1024))
+    opts = options(permission_handler=allow, limits=Limits(max_frame_bytes=64 * 1024))
     async with DuplexSession.spawn(opts) as session:
         result = await session.send(DETACHED_CHILD_PROMPT)
         stray = int(re.findall(r"\d+", result.text)[-1])

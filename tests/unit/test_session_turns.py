@@ -4,31 +4,20 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
 
 import anyio
 import pytest
 
-from bridge.duplex import (
-    Defer,
-    DuplexOptions,
-    DuplexSession,
-    PermissionRequest,
-    Subscription,
-    TurnInFlight,
-)
+from bridge.duplex import DuplexSession, TurnInFlight
 from bridge.duplex.frames import AssistantFrame, CommandLifecycle, ResultFrame, SystemInit
-from bridge.duplex.permissions import Allow, Decision
-from bridge.duplex.subscriptions import PermissionDeferred
+from bridge.duplex.permissions import Allow
+
+from .sessions import Options, defer, next_deferred
 
 pytestmark = pytest.mark.anyio
 
-Options = Callable[..., DuplexOptions]
+
 COST = 0.00012  # what the fake charges per model request
-
-
-async def defer(request: PermissionRequest) -> Decision:
-    return Defer()
 
 
 async def test_send_returns_text_status_and_accounting_of_the_turn(options: Options) -> None:
@@ -105,7 +94,7 @@ async def test_a_second_send_while_a_turn_runs_raises_turn_in_flight_at_once(
         sub = session.subscribe()
         async with anyio.create_task_group() as tg:
             tg.start_soon(session.send, "TOOL Read {}")
-            request = await _next_deferred(sub)
+            request = await next_deferred(sub)
             assert session.turn_in_flight
             with anyio.fail_after(1), pytest.raises(TurnInFlight):
                 await session.send("second")
@@ -122,7 +111,7 @@ async def test_cancelling_the_caller_abandons_the_wait_not_the_turn(options: Opt
         with anyio.CancelScope() as scope:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(session.send, "TOOL Read {}")
-                request = await _next_deferred(sub)
+                request = await next_deferred(sub)
                 scope.cancel()
         assert session.turn_in_flight  # the turn goes on without its caller
         session.respond_to_permission(request.request_id, Allow())
@@ -182,11 +171,3 @@ async def test_a_prompt_may_be_a_list_of_content_blocks(options: Options) -> Non
     async with DuplexSession.spawn(options()) as session:
         result = await session.send([{"type": "text", "text": "from blocks"}])
     assert result.text == "Echo: from blocks"
-
-
-async def _next_deferred(sub: Subscription) -> PermissionRequest:
-    with anyio.fail_after(10):
-        async for event in sub:
-            if isinstance(event, PermissionDeferred):
-                return event.request
-    raise AssertionError("the subscription ended before a permission was deferred")
