@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     schema = sub.add_parser(
         "schema",
         help="write schema/ (JSON Schema, methods, PROTOCOL.md)",
-        description="Generate the wire contract files from bridge/rpc/wire.py.",
+        description="Generate the wire contract files from bridge/rpc/wire/.",
     )
     schema.add_argument("--out", default="schema", help="output directory (default: schema)")
     schema.add_argument(

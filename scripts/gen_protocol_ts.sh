@@ -6,7 +6,7 @@
 #
 # Defaults: schema/bridge.schema.json -> editors/vscode/src/protocol.ts. The output
 # depends only on the schema and the locked tool, so CI regenerates it and compares
-# (tests/test_schema.py). Run `claude-bridge schema` first when wire.py changed.
+# (tests/test_schema.py). Run `claude-bridge schema` first when bridge/rpc/wire/ changed.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,7 +22,7 @@ if [ "$installed" != "$pinned" ]; then
 fi
 
 banner='/* Generated from schema/bridge.schema.json by scripts/gen_protocol_ts.sh
- * (json-schema-to-typescript '"$pinned"'). Do not edit: change bridge/rpc/wire.py,
+ * (json-schema-to-typescript '"$pinned"'). Do not edit: change bridge/rpc/wire/,
  * run `claude-bridge schema`, then `npm run gen:protocol`. */'
 
 tmp="$(mktemp "${TMPDIR:-/tmp}/protocol.XXXXXX.ts")"

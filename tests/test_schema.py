@@ -129,7 +129,7 @@ def test_every_error_code_is_documented(files: dict[str, bytes]) -> None:
 
 
 def test_every_field_is_documented(files: dict[str, bytes]) -> None:
-    """Field docstrings in wire.py reach the schema; none is missing."""
+    """Field docstrings in bridge/rpc/wire/ reach the schema; none is missing."""
     defs = json.loads(files["bridge.schema.json"])["$defs"]
     assert defs["CreateParams"]["properties"]["cwd"]["description"] == (
         "The session's working directory (absolute, or relative to the bridge's)."
@@ -140,7 +140,7 @@ def test_every_field_is_documented(files: dict[str, bytes]) -> None:
         for field in msgspec.structs.fields(cls)
         if "description" not in defs[cls.__name__]["properties"][field.encode_name]
     ]
-    assert not undocumented, f"add a docstring after these fields in wire.py: {undocumented}"
+    assert not undocumented, f"add a docstring after these fields in rpc/wire/: {undocumented}"
 
 
 def test_protocol_md_covers_methods_events_and_policies(files: dict[str, bytes]) -> None:

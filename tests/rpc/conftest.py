@@ -34,7 +34,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def validator() -> ContractValidator:
-    """The contract: the JSON Schema generated from ``bridge/rpc/wire.py``."""
+    """The contract: the JSON Schema generated from ``bridge/rpc/wire/``."""
     return ContractValidator()
 
 

@@ -48,7 +48,7 @@ def main(out: str, check: bool = False) -> int:
     if check:
         stale = list(_differs(target, files))
         if stale:
-            print("schema files are out of date with bridge/rpc/wire.py:", file=sys.stderr)
+            print("schema files are out of date with bridge/rpc/wire/:", file=sys.stderr)
             for stale_path in stale:
                 print(f"  {stale_path}", file=sys.stderr)
             print("run `claude-bridge schema` and commit the result", file=sys.stderr)

@@ -1,5 +1,5 @@
 /* Generated from schema/bridge.schema.json by scripts/gen_protocol_ts.sh
- * (json-schema-to-typescript 16.0.0). Do not edit: change bridge/rpc/wire.py,
+ * (json-schema-to-typescript 16.0.0). Do not edit: change bridge/rpc/wire/,
  * run `claude-bridge schema`, then `npm run gen:protocol`. */
 
 /**
