@@ -34,11 +34,20 @@ class TurnRecord(msgspec.Struct, frozen=True):
 class Conversation:
     """Turns on one session with cost accounting and an optional budget."""
 
-    def __init__(self, session: DuplexSession, *, budget_usd: float | None = None) -> None:
+    def __init__(
+        self,
+        session: DuplexSession,
+        *,
+        budget_usd: float | None = None,
+        keep_history: bool = True,
+    ) -> None:
+        """``keep_history=False`` keeps the account but not the turns (a
+        :class:`TurnResult` holds every event of its turn): for long-lived servers."""
         if budget_usd is not None and budget_usd < 0:
             raise ValueError("budget_usd must not be negative")
         self.session = session
         self.budget_usd = budget_usd
+        self.keep_history = keep_history
         self.history: list[TurnRecord] = []
         self._spent = 0.0
 
@@ -62,5 +71,6 @@ class Conversation:
         self.check_budget()
         result = await self.session.send(prompt)
         self._spent += result.cost_usd
-        self.history.append(TurnRecord(prompt, result, result.cost_usd, self._spent))
+        if self.keep_history:
+            self.history.append(TurnRecord(prompt, result, result.cost_usd, self._spent))
         return result

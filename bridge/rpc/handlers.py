@@ -402,7 +402,6 @@ class Bridge:
                 # cancel finds the turn to interrupt (or the send fails at once).
                 current.data.turn_started = True
             result = await entry.conversation.send(params.prompt)
-            entry.conversation.history.clear()  # a TurnResult holds every event of its turn
             outcome = "interrupted" if result.interrupted else "done"
             await self.sessions.flush(entry)  # the turn's events first, then its progress end
         finally:
@@ -501,7 +500,7 @@ class Bridge:
 def _conversation(session: duplex.DuplexSession, budget: float | None) -> duplex.Conversation:
     """The session's cost account: ``session/send`` runs through it, so a spent
     budget refuses the next turn (BudgetExceeded)."""
-    conversation = duplex.Conversation(session)
+    conversation = duplex.Conversation(session, keep_history=False)
     # Set here, not passed: the wire takes any number, and a negative budget refuses
     # every turn (the constructor would refuse the session instead).
     conversation.budget_usd = budget

@@ -36,6 +36,17 @@ async def test_history_records_prompt_result_cost_and_cumulative_spend(options: 
     assert conversation.remaining_usd is None
 
 
+async def test_without_history_the_account_is_kept_but_no_turn_is_held(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        conversation = Conversation(session, budget_usd=1.5 * COST, keep_history=False)
+        await conversation.send("one")
+        with pytest.raises(BudgetExceeded):
+            await conversation.send("USE_BASH")
+            await conversation.send("three")
+    assert conversation.history == []
+    assert conversation.spent_usd == pytest.approx(3 * COST)
+
+
 async def test_a_conversation_on_a_used_session_counts_only_its_own_turns(
     options: Options,
 ) -> None:
