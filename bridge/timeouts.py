@@ -4,7 +4,7 @@ Every bound here caps a wait that normally ends at once (a pipe drains, a killed
 process is reaped, a queued answer goes out); it exists so that a stuck peer can
 never hold the caller forever. The waits a host chooses (close and kill grace,
 turn and control timeouts) are options of :class:`bridge.duplex.DuplexOptions` and
-``bridge.rpc.server.ServerConfig``, not constants.
+``bridge.rpc.sessions.BridgeConfig``, not constants.
 """
 
 from __future__ import annotations
