@@ -495,10 +495,18 @@ def _mcp_config(servers: list[wire.McpServer]) -> dict[str, Any]:
     return {"mcpServers": config}
 
 
+# The CLI continues a reply cut at the output token limit by itself; when the model keeps
+# hitting it, the CLI gives up with a synthetic assistant message (stop reason
+# "stop_sequence", terminal reason "api_error") that says so in these words.
+_OUTPUT_LIMIT_HIT = "output token maximum"
+
+
 def _stop_reason(result: duplex.TurnResult) -> wire.StopReason:
     if result.subtype == "error_max_turns":
         return "max_turn_requests"
-    if result.stop_reason == "max_tokens":
+    if result.stop_reason == "max_tokens" or (
+        result.is_error and _OUTPUT_LIMIT_HIT in (result.text or "")
+    ):
         return "max_tokens"
     if result.stop_reason == "refusal":
         return "refusal"

@@ -40,6 +40,22 @@ async def test_a_client_asking_for_a_newer_version_is_answered_with_1(
         assert answer.protocol_version == 1
 
 
+async def test_a_reply_cut_at_the_token_limit_ends_the_turn_with_max_tokens(
+    agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
+) -> None:
+    async with open_agent(agent_env) as agent:
+        await agent.handshake()
+        session = await agent.new_session(project_dir)
+        # The CLI asks the model to go on three times before it gives up.
+        for n in range(4):
+            fake_api.enqueue(Reply([Text(f"part {n}, cut sh")], stop_reason="max_tokens"))
+        answer = await agent.prompt(session.session_id, "a long answer, please")
+        assert answer.stop_reason == "max_tokens"
+        assert agent.client.text(session.session_id).startswith("part 0, cut sh")
+        again = await agent.prompt(session.session_id, "shorter, then")
+        assert again.stop_reason == "end_turn"
+
+
 async def test_a_prompt_streams_the_reply_and_ends_the_turn(
     agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
 ) -> None:
