@@ -356,9 +356,17 @@ class Bridge:
 
     async def _replenish_later(self, entry: Entry, key: str, options: duplex.DuplexOptions) -> None:
         """A spare was handed out: start its replacement after the new session's first
-        turn (or a few seconds), so the two do not compete for the CPU during that turn."""
+        turn, or once it ended without one (or after a few seconds), so the two do not
+        compete for the CPU during that turn."""
         with anyio.move_on_after(timeouts.REPLENISH_DELAY):
-            await entry.first_turn_done.wait()
+            async with anyio.create_task_group() as tg:
+
+                async def first(event: anyio.Event) -> None:
+                    await event.wait()
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(first, entry.first_turn_done)
+                tg.start_soon(first, entry.exited_sent)
         if self.pool is not None:
             self.pool.replenish(key, functools.partial(self._spare, options))
 
