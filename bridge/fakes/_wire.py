@@ -153,6 +153,9 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "FakeMessagesAPI/1"
+        # Headers and body are separate writes: with Nagle's algorithm the body of each
+        # answer on a kept-alive connection waited ~40 ms for the client's delayed ACK.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
