@@ -4,6 +4,12 @@ and recovery after the CLI was killed, with the REAL ``claude`` against the fake
 The bridge runs with the ``offline_env`` fixture, so the CLI's config directory (and the
 bridge's view of it) is ``<isolated_home>/.claude``. The official SDK, reading the same
 directory, is the reference for the listing and the transcript.
+
+When a turn's entries reach the transcript differs between CLIs: 2.1.332 appends them
+before it answers the turn, 2.1.257 and 2.1.176 queue them and append the queue every
+100 ms, so their transcript holds a turn only shortly after its answer (and a SIGKILL
+loses what was still queued). Tests that read the history of a live conversation wait
+for the turn to be written, and state that no wait is needed on a CLI that writes first.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import anyio
 import claude_agent_sdk as sdk
 import pytest
 
@@ -24,6 +31,7 @@ from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import alive
 from bridge.testing.transcripts import write_transcript
 
+from .clients import RawClient
 from .conftest import REAL_WAIT, OpenBridge, allow, session_params, user_texts
 from .test_backpressure import stall_until_pipe_full
 
@@ -31,6 +39,9 @@ pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 THREE_TURNS = ["first question", "please USE_BASH now", "third USE_EDIT"]
+#: The oldest CLI seen to write a turn's transcript entries before answering the turn
+#: (2.1.257 and 2.1.176 write them up to 100 ms after the answer).
+WRITES_BEFORE_ANSWERING = (2, 1, 332)
 
 
 @pytest.fixture
@@ -77,10 +88,31 @@ def wire_events(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+async def transcript_once_written(
+    client: RawClient, sid: str, cwd: Path, claude_id: str
+) -> list[dict[str, Any]]:
+    """The ``session/transcript`` events of live session ``sid`` once the transcript ends
+    with the last assistant text the live stream delivered (the turns that ended are
+    written); a transcript not yet created counts as not written."""
+    last = client.events(sid, "assistantText")[-1]
+    conversation = {"cwd": str(cwd), "claudeSessionId": claude_id}
+    with anyio.fail_after(REAL_WAIT):
+        while True:
+            shown = await client.request("session/transcript", conversation)
+            events: list[dict[str, Any]] = shown.get("result", {}).get("events", [])
+            if events and events[-1] == last:
+                return events
+            assert shown.get("error", {}).get("code", ErrorCode.HISTORY_NOT_FOUND) == (
+                ErrorCode.HISTORY_NOT_FOUND
+            )
+            await anyio.sleep(0.02)
+
+
 @pytest.mark.realcli
 async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
     open_bridge: OpenBridge,
     real_cli: Path,
+    real_cli_version: tuple[int, ...],
     long_project: Path,
     offline_env: dict[str, str],
     sdk_config: Path,
@@ -96,6 +128,11 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         for prompt in THREE_TURNS:
             await client.send(sid, prompt)
         claude_id = (await client.call("session/status", {"sessionId": sid}))["claudeSessionId"]
+        conversation = {"cwd": str(long_project), "claudeSessionId": claude_id}
+        at_once = await client.request("session/transcript", conversation)
+        written = await transcript_once_written(client, sid, long_project, claude_id)
+        if real_cli_version >= WRITES_BEFORE_ANSWERING:
+            assert at_once["result"]["events"] == written  # on disk when the turn ended
         # the real CLI named the long directory exactly as encode_cwd does (cut + hash)
         assert (sdk_config / "projects" / encode_cwd(long_project) / f"{claude_id}.jsonl").is_file()
 
@@ -117,9 +154,7 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
         messages = sdk.get_session_messages(claude_id, str(long_project))
         assert entry["messageCount"] == len(messages) == 15
 
-        shown = await client.call(
-            "session/transcript", {"cwd": str(long_project), "claudeSessionId": claude_id}
-        )
+        shown = await client.call("session/transcript", conversation)
         assert shown["claudeSessionId"] == claude_id
         got = wire_events(shown["events"])
         assert got == sdk_events(messages)
@@ -192,7 +227,8 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
         created = await client.call("session/create", params, within=REAL_WAIT)
         sid, pid = created["sessionId"], created["pid"]
         await client.send(sid, "remember the word pelican")
-        await client.send(sid, "please USE_BASH now")
+        claude_id = (await client.send(sid, "please USE_BASH now"))["claudeSessionId"]
+        await transcript_once_written(client, sid, project_dir, claude_id)  # older CLIs: 100 ms
         slow = await client.start_request("session/send", {"sessionId": sid, "prompt": "SLOW"})
         await client.wait_event(sid, "textDelta", within=REAL_WAIT)
         os.kill(pid, signal.SIGKILL)
@@ -205,8 +241,7 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
 
         dead = await client.call("session/status", {"sessionId": sid})
         assert dead["state"] == "exited"
-        claude_id = dead["claudeSessionId"]
-        assert claude_id
+        assert dead["claudeSessionId"] == claude_id
 
         resumed = await client.call(
             "session/create", {**params, "resume": claude_id}, within=REAL_WAIT
@@ -216,7 +251,8 @@ async def test_after_the_cli_is_killed_resume_continues_with_every_completed_tur
         assert said[:2] == ["remember the word pelican", "please USE_BASH now"]
         assert "hello-from-bash" in said
         # The turn that was running is not carried: the CLI writes its transcript in
-        # batches, and SIGKILL lost the batch with that prompt (CLI 2.1.332).
+        # batches, and SIGKILL lost the batch with that prompt (CLI 2.1.332; an older
+        # CLI may have written the prompt, never the reply the API had not finished).
         assert said[-1] == "what was the word?"
         assert await client.shutdown_and_exit() == 0
 
@@ -239,6 +275,7 @@ async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept
         sid = created["sessionId"]
         claude_id = (await client.send(sid, "hello history"))["claudeSessionId"]
         conversation = {"cwd": cwd, "claudeSessionId": claude_id}
+        await transcript_once_written(client, sid, project_dir, claude_id)  # older CLIs: 100 ms
 
         refused = await client.error("session/deleteHistory", conversation)
         assert refused["code"] == ErrorCode.CONVERSATION_IN_USE
