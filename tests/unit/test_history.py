@@ -1,8 +1,9 @@
 """bridge.duplex.history on transcripts the real CLI wrote (tests/fixtures/transcripts).
 
 The fixtures come from ``tests/fixtures/transcripts/regenerate.py`` (CLI 2.1.332 against
-the fake API); the official SDK, installed with the test extras, is the reference the
-reading and listing are compared with.
+the fake API, and ``<scenario>-<version>.jsonl`` from the older CLIs of the version
+matrix); the official SDK, installed with the test extras, is the reference the reading
+and listing are compared with.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 PROJECT = "/home/user/project"  # the cwd the fixtures were rewritten to
 
 Install = Callable[..., str]
+
+#: The suffix of the fixtures each supported CLI wrote (``three_turns-2.1.176.jsonl``).
+#: Older CLIs write fewer entry types (no request caches) and put ``attachment`` entries on
+#: the chain; the conversation read from them is the same.
+WRITTEN_BY = {"2.1.332": "", "2.1.257": "-2.1.257", "2.1.176": "-2.1.176"}
+by_every_cli = pytest.mark.parametrize("suffix", WRITTEN_BY.values(), ids=WRITTEN_BY.keys())
 
 
 @pytest.fixture
@@ -156,8 +163,11 @@ def test_a_long_path_whose_hash_suffix_differs_is_found_by_its_prefix(
 # --------------------------------------------------------------------------- reading
 
 
-def test_read_messages_yields_the_three_turns_in_order(config: Path, install: Install) -> None:
-    sid = install("three_turns")
+@by_every_cli
+def test_read_messages_yields_the_three_turns_in_order(
+    config: Path, install: Install, suffix: str
+) -> None:
+    sid = install(f"three_turns{suffix}")
     frames = list(read_messages(PROJECT, sid, config_dir=config))
     assert summary(frames) == THREE_TURNS
     assert all(f.session_id == sid for f in frames)
@@ -175,8 +185,17 @@ def test_read_messages_pairs_each_tool_result_with_its_call(config: Path, instal
 
 
 @pytest.mark.parametrize(
-    "name", ["three_turns", "compacted", "parallel_tools", "damaged", "renamed"]
-)
+    "name",
+    [
+        "three_turns",
+        "compacted",
+        "parallel_tools",
+        "damaged",
+        "renamed",
+        *(f"{scenario}{suffix}" for suffix in WRITTEN_BY.values() if suffix
+          for scenario in ("three_turns", "parallel_tools")),
+    ],
+)  # fmt: skip
 def test_read_messages_agrees_with_the_sdk(config: Path, install: Install, name: str) -> None:
     sid = install(name)
     mine = list(read_messages(PROJECT, sid, config_dir=config))
@@ -206,17 +225,21 @@ def test_a_compacted_conversation_starts_at_its_compaction_summary(
     ]
 
 
-def test_a_reply_with_parallel_tool_calls_is_read_whole(config: Path, install: Install) -> None:
-    sid = install("parallel_tools")
-    assert summary(list(read_messages(PROJECT, sid, config_dir=config))) == [
+@by_every_cli
+def test_a_reply_with_parallel_tool_calls_is_read_whole(
+    config: Path, install: Install, suffix: str
+) -> None:
+    sid = install(f"parallel_tools{suffix}")
+    got = summary(list(read_messages(PROJECT, sid, config_dir=config)))
+    assert got[:4] == [
         ("user", "run two commands"),
         ("assistant", "Two at once. "),
         ("tool_use", "Bash"),
         ("tool_use", "Bash"),
-        ("tool_result", "one"),
-        ("tool_result", "two"),
-        ("assistant", "Both done."),
     ]
+    # the results in the order the commands finished (the CLI's order, and the SDK's)
+    assert sorted(got[4:6]) == [("tool_result", "one"), ("tool_result", "two")]
+    assert got[6:] == [("assistant", "Both done.")]
 
 
 def test_side_chains_and_meta_entries_are_left_out_as_the_sdk_leaves_them(
@@ -299,8 +322,11 @@ def test_a_50_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- listing
 
 
-def test_list_describes_a_conversation_as_the_sdk_does(config: Path, install: Install) -> None:
-    sid = install("three_turns")
+@by_every_cli
+def test_list_describes_a_conversation_as_the_sdk_does(
+    config: Path, install: Install, suffix: str
+) -> None:
+    sid = install(f"three_turns{suffix}")
     (info,) = list_conversations(PROJECT, config_dir=config)
     (theirs,) = sdk.list_sessions(PROJECT)
     assert info.claude_session_id == theirs.session_id == sid
