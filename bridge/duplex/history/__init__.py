@@ -15,6 +15,13 @@ This module reads them the way the CLI and the official SDK do:
 - :func:`rename_conversation` appends the CLI's ``custom-title`` entry;
   :func:`delete_conversation` removes the transcript and its subagent transcripts.
 
+When a turn reaches the transcript depends on the CLI: 2.1.332 appends a turn's entries
+before it answers the turn; 2.1.257 and 2.1.176 queue them and append the queue every
+100 ms, after the answer. On those, a live conversation's transcript may lack the turn that
+has just ended (a brand-new conversation may have no file yet) for a moment, and a SIGKILL
+loses what was still queued; a graceful exit writes everything. The transcripts
+themselves are read the same way from every supported CLI.
+
 Transcripts are the CLI's internal format: unknown entry types and fields are skipped
 and a corrupt or truncated line is skipped, never fatal. A transcript is read line by
 line, twice (an index of the chain, then the messages on it), so memory grows with the
