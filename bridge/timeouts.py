@@ -25,6 +25,7 @@ __all__ = [
     "SESSION_FINISH",
     "STDERR_DRAIN",
     "STRAYS_EXIT",
+    "TRANSCRIPT_WRITE_BEHIND",
     "TURN_EVENTS_DRAIN",
 ]
 
@@ -49,6 +50,10 @@ STRAYS_EXIT: Final = 2.0
 """How long SIGKILLed leftovers of the CLI's process group get to be gone."""
 
 # --- bridge.rpc and bridge.acp: the server side ---------------------------------
+
+TRANSCRIPT_WRITE_BEHIND: Final = 0.25
+"""After a turn of a CLI that writes its transcript behind (every 100 ms), how long the
+history methods wait before they read or rename that conversation."""
 
 INFLIGHT_SETTLE: Final = 1.0
 """At shutdown, how long requests still being handled get to send their answers."""

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
+from .. import timeouts
+
 if TYPE_CHECKING:
     from .frames import ResultFrame, SystemInit
 
@@ -47,17 +49,23 @@ __all__ = [
     "LIFECYCLE",
     "MIN_CLI_VERSION",
     "TESTED_CLI_VERSIONS",
+    "TRANSCRIPT_BEFORE_RESULT",
     "CliFeatures",
     "cli_version",
     "parse_version",
     "terminal_reason",
     "version_supported",
+    "writes_transcript_behind",
 ]
 
 MIN_CLI_VERSION = "2.1.176"
 """The oldest CLI this library supports: every fallback above is tested against it."""
 TESTED_CLI_VERSIONS = ("2.1.176", "2.1.257", "2.1.332")
 """The CLIs CI runs the real-CLI suite against."""
+
+TRANSCRIPT_BEFORE_RESULT = (2, 1, 332)
+"""The oldest CLI seen to write a turn to its transcript before it answers the turn;
+2.1.257 and 2.1.176 queue transcript writes and append them every 100 ms."""
 
 LIFECYCLE = "msg_lifecycle_v1"
 INTERRUPT_RECEIPT = "interrupt_receipt_v1"
@@ -90,11 +98,18 @@ def version_supported(version: str | None) -> bool | None:
     return parsed >= minimum
 
 
+def writes_transcript_behind(version: str | None) -> bool:
+    """True when a turn may reach the CLI's transcript only after its result: a CLI
+    older than :data:`TRANSCRIPT_BEFORE_RESULT`, or one of unknown version."""
+    parsed = parse_version(version)
+    return parsed is None or parsed < TRANSCRIPT_BEFORE_RESULT
+
+
 async def cli_version(path: str) -> str | None:
     """``<path> --version`` as ``"2.1.332"``; None when it fails, prints no version or takes
     over 10 s."""
     try:
-        with anyio.fail_after(10):
+        with anyio.fail_after(timeouts.CLI_PROBE):
             done = await anyio.run_process(
                 [path, "--version"], check=False, stderr=subprocess.DEVNULL
             )

@@ -413,6 +413,7 @@ class Bridge:
             outcome = "interrupted" if result.interrupted else "done"
             await self.sessions.flush(entry)  # the turn's events first, then its progress end
         finally:
+            entry.turn_ended_at = anyio.current_time()
             entry.first_turn_done.set()
             if token is not None:
                 entry.progress_token = None

@@ -36,6 +36,7 @@ class HistoryMethods:
 
     async def list_history(self, params: wire.HistoryParams) -> wire.HistoryResult:
         """``session/history``."""
+        await self._sessions.transcripts_written()
         page = await anyio.to_thread.run_sync(
             functools.partial(
                 history.list_conversations_page,
@@ -70,6 +71,7 @@ class HistoryMethods:
     async def transcript(self, params: wire.ConversationParams) -> wire.TranscriptResult:
         """``session/transcript``."""
         cwd, config = _expand(params.cwd), self._history_dir()
+        await self._sessions.transcripts_written(params.claude_session_id)
 
         def read() -> list[wire.Event]:
             frames = history.read_messages(cwd, params.claude_session_id, config_dir=config)
@@ -82,6 +84,7 @@ class HistoryMethods:
         """``session/renameHistory``."""
         if not params.title.strip():
             raise invalid_params("session/renameHistory", "the title is blank - at `$.title`")
+        await self._sessions.transcripts_written(params.claude_session_id)
         rename = functools.partial(
             history.rename_conversation,
             _expand(params.cwd),

@@ -24,6 +24,7 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from bridge import duplex, timeouts
 from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
+from bridge.duplex.features import writes_transcript_behind
 from bridge.duplex.frames import SystemInit
 from bridge.duplex.session import CloseResult
 from bridge.duplex.subscriptions import SessionExited
@@ -94,6 +95,8 @@ class Entry:
     pump_progress: anyio.Event = field(default_factory=anyio.Event)
     exited_sent: anyio.Event = field(default_factory=anyio.Event)
     first_turn_done: anyio.Event = field(default_factory=anyio.Event)
+    turn_ended_at: float | None = None
+    """When the last ``session/send`` ended (``anyio.current_time()``)."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,21 @@ class SessionRegistry:
             if held is not None and entry.session.exit_status.state == "running":
                 live[held] = entry.id
         return live
+
+    async def transcripts_written(self, claude_session_id: str | None = None) -> None:
+        """Wait until the turns live sessions ended are in their transcripts (all live
+        sessions, or the one holding ``claude_session_id``): a CLI that writes behind
+        appends a turn up to 100 ms after its result."""
+        now, wait = anyio.current_time(), 0.0
+        for entry in self.live.values():
+            if entry.turn_ended_at is None or (
+                claude_session_id is not None and claude_id(entry.session) != claude_session_id
+            ):
+                continue
+            if writes_transcript_behind(entry.cli.version if entry.cli is not None else None):
+                wait = max(wait, entry.turn_ended_at + timeouts.TRANSCRIPT_WRITE_BEHIND - now)
+        if wait > 0:
+            await anyio.sleep(wait)
 
     # ------------------------------------------------------------------ running
 

@@ -11,6 +11,7 @@ from bridge.duplex.features import (
     parse_version,
     terminal_reason,
     version_supported,
+    writes_transcript_behind,
 )
 from bridge.duplex.frames import ResultFrame, SystemInit
 
@@ -60,3 +61,13 @@ def test_features_are_what_initialize_and_the_latest_init_reported() -> None:
         SystemInit(capabilities=[LIFECYCLE]), {"claude_code_version": "x"}
     )
     assert modern.has(LIFECYCLE) and modern.version == "x"
+
+
+def test_only_clis_from_2_1_332_are_known_to_write_a_turn_before_answering_it() -> None:
+    assert [writes_transcript_behind(v) for v in ("2.1.176", "2.1.257", "2.1.332", "2.2.0")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert writes_transcript_behind(None) is True  # unknown: assume the older behaviour

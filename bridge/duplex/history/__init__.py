@@ -19,7 +19,9 @@ When a turn reaches the transcript depends on the CLI: 2.1.332 appends a turn's 
 before it answers the turn; 2.1.257 and 2.1.176 queue them and append the queue every
 100 ms, after the answer. On those, a live conversation's transcript may lack the turn that
 has just ended (a brand-new conversation may have no file yet) for a moment, and a SIGKILL
-loses what was still queued; a graceful exit writes everything. The transcripts
+loses what was still queued; a graceful exit writes everything
+(:func:`bridge.duplex.features.writes_transcript_behind`; the bridge's history methods
+wait out that moment for a conversation a live session holds). The transcripts
 themselves are read the same way from every supported CLI.
 
 Transcripts are the CLI's internal format: unknown entry types and fields are skipped
