@@ -215,7 +215,7 @@ async def test_cancel_request_on_a_pending_create(
 async def test_message_is_answered_within_the_running_turn(
     open_bridge: OpenBridge, fake_cli_with: FastSlowCli, workdir: Path
 ) -> None:
-    cli = fake_cli_with({"FAKE_CLI_SLOW_DELAY": "0.0005"})
+    cli = fake_cli_with({"FAKE_CLI_SLOW_DELAY": "0.005"})  # a 1.5 s turn: time to act in it
     async with open_bridge() as client:
         await client.initialize()
         sid = (await client.create(**session_params(cli, workdir)))["sessionId"]
@@ -397,7 +397,7 @@ async def test_raw_events_deliver_every_cli_frame(
 async def test_two_sessions_in_parallel_are_isolated(
     open_bridge: OpenBridge, fake_cli_with: FastSlowCli, workdir: Path
 ) -> None:
-    cli = fake_cli_with({"FAKE_CLI_SLOW_DELAY": "0.0005"})
+    cli = fake_cli_with({"FAKE_CLI_SLOW_DELAY": "0.005"})  # a 1.5 s turn: time to act in it
     async with open_bridge(framing="ndjson") as client:
         await client.initialize()
         a = (await client.create(**session_params(cli, workdir)))["sessionId"]
