@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> list[Target]:
     scans = []
     for _ in range(args.reps):
         started = time.perf_counter()
-        guard._marked(b"CLAUDE_DUPLEX_GUARD=nothing-has-this")
+        guard.marked_pids(b"CLAUDE_DUPLEX_GUARD=nothing-has-this")
         scans.append(time.perf_counter() - started)
     procs = sum(1 for name in os.listdir("/proc") if name.isdigit())
     start, true = median([r["start"] for r in runs]), median([r["true"] for r in runs])

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import subprocess
 
-__all__ = ["GUARD_ENV", "guard_pid", "marker"]
+__all__ = ["GUARD_ENV", "guard_pid", "marked_pids", "marker"]
 
 GUARD_ENV = "CLAUDE_DUPLEX_GUARD"
 """The environment variable that marks a CLI (and its descendants) as this host's."""
@@ -131,7 +131,7 @@ if hasattr(os, "register_at_fork"):
 # ---------------------------------------------------------------------- the guard process
 
 
-def _marked(needle: bytes) -> list[int]:
+def marked_pids(needle: bytes) -> list[int]:
     """Live processes (other than this one) whose environment holds ``needle``."""
     me = os.getpid()
     found = []
@@ -153,7 +153,7 @@ def _sweep(token: str) -> None:
     environment until it exits; a forking one makes new ones)."""
     needle = f"{GUARD_ENV}={token}".encode()  # the token is random: no prefix can clash
     for _ in range(_SWEEP_ROUNDS):
-        victims = _marked(needle)
+        victims = marked_pids(needle)
         if not victims:
             return
         for pid in victims:

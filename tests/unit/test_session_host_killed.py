@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 from pathlib import Path
 
+from bridge.duplex.guard import GUARD_ENV, marked_pids
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import start_host, wait_dead
 from bridge.testing.procs import alive
@@ -65,3 +67,17 @@ def test_a_forked_copy_of_the_host_does_not_keep_its_guard_from_acting(
         assert wait_dead([report["cli"], child]) == []
     finally:
         os.kill(report["forked"], signal.SIGKILL)
+
+
+def test_marked_pids_finds_the_processes_whose_environment_carries_the_marker() -> None:
+    marker = f"{GUARD_ENV}=test-{os.getpid()}"
+    name, value = marker.split("=", 1)
+    marked = subprocess.Popen(["sleep", "30"], env={**os.environ, name: value})
+    unmarked = subprocess.Popen(["sleep", "30"])
+    try:
+        found = marked_pids(marker.encode())
+        assert marked.pid in found and unmarked.pid not in found
+    finally:
+        for process in (marked, unmarked):
+            process.kill()
+            process.wait()
