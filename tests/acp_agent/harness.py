@@ -185,6 +185,11 @@ class Agent:
     async def new_session(self, cwd: Path, **kwargs: Any) -> schema.NewSessionResponse:
         return await self.conn.new_session(cwd=str(cwd), mcp_servers=[], **kwargs)
 
+    async def open_session(self, cwd: Path) -> schema.NewSessionResponse:
+        """The handshake (no client capabilities), then a new session in ``cwd``."""
+        await self.handshake()
+        return await self.new_session(cwd)
+
     async def prompt(self, session_id: str, *blocks: Any) -> schema.PromptResponse:
         content = [acp.text_block(b) if isinstance(b, str) else b for b in blocks]
         return await self.conn.prompt(session_id=session_id, prompt=content)

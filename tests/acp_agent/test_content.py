@@ -34,8 +34,7 @@ async def test_an_image_reaches_the_api_request(
     agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(
             session.session_id, "what is this?", acp.image_block(PNG, "image/png")
         )
@@ -51,8 +50,7 @@ async def test_embedded_context_reaches_the_api_request_with_its_uri(
 ) -> None:
     uri = f"file://{project_dir}/main.py"
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         resource = acp.resource_block(acp.embedded_text_resource(uri, "print('hi')\n"))
         link = acp.resource_link_block("README.md", f"file://{project_dir}/README.md")
         await agent.prompt(session.session_id, "explain", resource, link)
@@ -65,8 +63,7 @@ async def test_an_unsupported_block_is_refused_and_the_session_goes_on(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         audio = schema.AudioContentBlock(type="audio", data="AAAA", mime_type="audio/wav")
         with pytest.raises(acp.RequestError, match="audio content is not supported"):
             await agent.prompt(session.session_id, audio)

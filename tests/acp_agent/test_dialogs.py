@@ -56,8 +56,7 @@ async def test_ask_user_question_is_a_permission_request_for_other_clients(
 
     client = Recorder(pick_red)
     async with open_agent(agent_env, client=client) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "ASKQ me")
         (asked,) = client.permissions
         assert [o.name for o in asked.options] == ["Red", "Blue", "Skip"]
@@ -69,8 +68,7 @@ async def test_a_prompt_sent_while_a_turn_runs_joins_it_as_a_live_message(
 ) -> None:
     fake_api.enqueue(Text("one two three four five six seven eight nine ten", delay=0.2))
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         first = asyncio.ensure_future(agent.prompt(session.session_id, "talk slowly"))
         await agent.client.wait_for("agent_message_chunk")
         second = await agent.prompt(session.session_id, "and also this")

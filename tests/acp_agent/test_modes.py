@@ -19,8 +19,7 @@ async def test_accept_edits_mode_writes_without_asking(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.conn.set_session_mode(session_id=session.session_id, mode_id="acceptEdits")
         (update,) = agent.client.of("current_mode_update")
         assert update.current_mode_id == "acceptEdits"
@@ -33,8 +32,7 @@ async def test_dont_ask_mode_denies_what_is_not_pre_approved(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.conn.set_session_mode(session_id=session.session_id, mode_id="dontAsk")
         await agent.prompt(session.session_id, "USE_BASH now")
         assert agent.client.permissions == []
@@ -44,8 +42,7 @@ async def test_dont_ask_mode_denies_what_is_not_pre_approved(
 
 async def test_an_unknown_mode_is_refused(agent_env: dict[str, str], project_dir: Path) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         with pytest.raises(acp.RequestError, match="unknown mode"):
             await agent.conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
 
@@ -54,8 +51,7 @@ async def test_model_and_effort_options_reach_the_api_request(
     agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         sid = session.session_id
         answer = await agent.conn.set_config_option(
             config_id="model", session_id=sid, value="sonnet"
@@ -87,8 +83,7 @@ async def test_leaving_plan_mode_offers_the_mode_to_switch_to(
         Reply([ToolUse("ExitPlanMode", {"plan": "1. Write the file"})]), Text("Leaving plan mode.")
     )
     async with open_agent(agent_env, client=Recorder(accept_edits)) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.conn.set_session_mode(session_id=session.session_id, mode_id="plan")
         await agent.prompt(session.session_id, "make a plan")
         (asked,) = agent.client.permissions

@@ -97,8 +97,7 @@ async def test_verbose_logs_go_to_stderr_and_stdout_stays_acp(
 ) -> None:
     args = ("--warm-pool", "0", "--verbose")
     async with open_agent(agent_env, args=args, allow_stderr=True) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "hello")
     assert b"bridge" in agent.stderr
     assert all(line.get("jsonrpc") == "2.0" for line in agent.lines)

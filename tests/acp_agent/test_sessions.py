@@ -20,8 +20,7 @@ async def test_close_reaps_the_process_group_and_forgets_the_session(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "USE_BASH now")
         (cli,) = children(agent.proc.pid)
         await agent.conn.close_session(session_id=session.session_id)
@@ -49,8 +48,7 @@ async def test_list_shows_the_directorys_conversations_newest_first(
 
 async def past_conversation(agent_env: dict[str, str], project_dir: Path) -> str:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "remember the colour blue")
         return session.session_id
 

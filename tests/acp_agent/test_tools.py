@@ -32,8 +32,7 @@ async def test_an_allowed_bash_call_runs_and_reports_its_output(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env, client=Recorder(choose("allow_once"))) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(session.session_id, "USE_BASH now")
         assert answer.stop_reason == "end_turn"
         (call,) = agent.client.of("tool_call")
@@ -60,8 +59,7 @@ async def test_an_edit_shows_its_diff_and_location_and_changes_the_file(
     notes = project_dir / "notes.txt"
     notes.write_text("hello\n")
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(session.session_id, "USE_EDIT the notes")
         assert answer.stop_reason == "end_turn"
         read, edit = agent.client.of("tool_call")
@@ -87,8 +85,7 @@ async def test_a_write_is_a_diff_against_nothing(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "USE_WRITE it")
         (call,) = agent.client.of("tool_call")
         assert call.title == "Write written.txt" and call.kind == "edit"
@@ -101,8 +98,7 @@ async def test_allow_always_adds_the_cli_rule_and_is_not_asked_again(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env, client=Recorder(choose("allow_always"))) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "USE_BASH once")
         (project_dir / "made-by-bash").unlink()
         await agent.prompt(session.session_id, "USE_BASH twice")
@@ -118,8 +114,7 @@ async def test_reject_once_fails_the_call_and_the_turn_goes_on(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env, client=Recorder(choose("reject_once"))) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(session.session_id, "USE_BASH now")
         assert answer.stop_reason == "end_turn"
         (update,) = agent.client.of("tool_call_update")
@@ -133,8 +128,7 @@ async def test_reject_always_denies_the_same_call_without_asking(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env, client=Recorder(choose("reject_always"))) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "USE_BASH now")
         await agent.prompt(session.session_id, "USE_BASH again")
         assert len(agent.client.permissions) == 1
@@ -155,8 +149,7 @@ async def test_cancel_with_a_permission_request_open_answers_cancelled_and_keeps
 
     client = Recorder(until_cancelled)
     async with open_agent(agent_env, client=client) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         (cli,) = children(agent.proc.pid)
         turn = asyncio.ensure_future(agent.prompt(session.session_id, "USE_BASH now"))
         await asyncio.wait_for(client.asked.wait(), 60)
@@ -175,8 +168,7 @@ async def test_cancel_mid_reply_answers_cancelled(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         turn = asyncio.ensure_future(agent.prompt(session.session_id, "SLOW please"))
         await agent.client.wait_for("agent_message_chunk")
         await agent.conn.cancel(session_id=session.session_id)
@@ -195,8 +187,7 @@ async def test_todo_write_becomes_a_plan(
     ]
     fake_api.enqueue(Reply([ToolUse("TodoWrite", {"todos": todos})]), Text("Planned."))
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "plan it")
         (plan,) = agent.client.of("plan")
         assert [(e.content, e.status) for e in plan.entries] == [
@@ -216,8 +207,7 @@ async def test_a_client_failing_to_answer_a_permission_request_denies_the_call(
         raise acp.RequestError.internal_error({"details": "no dialog today"})
 
     async with open_agent(agent_env, client=Recorder(broken)) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(session.session_id, "USE_BASH now")
         assert answer.stop_reason == "end_turn"
         (update,) = agent.client.of("tool_call_update")

@@ -44,8 +44,7 @@ async def test_a_reply_cut_at_the_token_limit_ends_the_turn_with_max_tokens(
     agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         # The CLI asks the model to go on three times before it gives up.
         for n in range(4):
             fake_api.enqueue(Reply([Text(f"part {n}, cut sh")], stop_reason="max_tokens"))
@@ -60,8 +59,7 @@ async def test_a_prompt_streams_the_reply_and_ends_the_turn(
     agent_env: dict[str, str], project_dir: Path, fake_api: FakeMessagesAPI
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         fake_api.enqueue(Text("Streamed, in small pieces.", chunk_size=4))
         answer = await agent.prompt(session.session_id, "hello there")
         assert answer.stop_reason == "end_turn"
@@ -79,8 +77,7 @@ async def test_session_new_offers_modes_model_and_effort_then_the_slash_commands
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         assert session.modes is not None
         assert session.modes.current_mode_id == "default"
         modes = [m.id for m in session.modes.available_modes]
@@ -116,8 +113,7 @@ async def test_usage_update_reports_context_window_and_cost(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         await agent.prompt(session.session_id, "hello")
         usage = await agent.client.wait_for("usage_update")
         assert 0 < usage[-1].used < usage[-1].size
@@ -128,8 +124,7 @@ async def test_an_api_error_is_an_error_answer_and_the_session_goes_on(
     agent_env: dict[str, str], project_dir: Path
 ) -> None:
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         with pytest.raises(acp.RequestError, match="fake API says the request is invalid"):
             await agent.prompt(session.session_id, "API_ERROR please")
         answer = await agent.prompt(session.session_id, "and now?")
@@ -141,8 +136,7 @@ async def test_thinking_streams_as_thought_chunks_before_the_answer(
 ) -> None:
     fake_api.enqueue(Reply([Thinking("Let me think about it."), Text("Forty-two.")]))
     async with open_agent(agent_env) as agent:
-        await agent.handshake()
-        session = await agent.new_session(project_dir)
+        session = await agent.open_session(project_dir)
         answer = await agent.prompt(session.session_id, "the answer?")
         assert answer.stop_reason == "end_turn"
         thoughts = agent.client.of("agent_thought_chunk")

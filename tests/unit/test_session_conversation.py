@@ -40,8 +40,8 @@ async def test_without_history_the_account_is_kept_but_no_turn_is_held(options: 
     async with DuplexSession.spawn(options()) as session:
         conversation = Conversation(session, budget_usd=1.5 * COST, keep_history=False)
         await conversation.send("one")
+        await conversation.send("USE_BASH")  # two model requests: over the budget now
         with pytest.raises(BudgetExceeded):
-            await conversation.send("USE_BASH")
             await conversation.send("three")
     assert conversation.history == []
     assert conversation.spent_usd == pytest.approx(3 * COST)

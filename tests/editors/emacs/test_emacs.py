@@ -224,13 +224,18 @@ def test_killing_emacs_leaves_no_bridge_or_claude_process(how: str, tmp_path: Pa
             if emacs.poll() is None:
                 emacs.kill()
                 emacs.wait()
-        if how == "SIGKILL":  # the bridge notices its input ended, on its own time
-            deadline = time.monotonic() + 20
-            while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
-                time.sleep(0.05)
-        # After kill-emacs nothing is left at once: Emacs waited for the bridge.
-        assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
-        assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
+        # After kill-emacs nothing is left at once: Emacs waited for the bridge. A SIGKILLed
+        # Emacs closed the bridge's input, and the bridge ends its session on its own time.
+        _assert_outlived_by_nothing(bridge, cli, within=20 if how == "SIGKILL" else 0)
+
+
+def _assert_outlived_by_nothing(bridge: int, cli: int, *, within: float) -> None:
+    """Neither the bridge nor its CLI runs, at once or once ``within`` seconds passed."""
+    deadline = time.monotonic() + within
+    while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
+    assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
 
 
 _TERMINAL_SCRIPT = """
@@ -302,11 +307,7 @@ def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
                 pass
         # Emacs's kill-emacs-hook may be cut short when its terminal is gone; then the
         # bridge sees its input end and closes its session on its own time.
-        deadline = time.monotonic() + 20
-        while (alive(bridge) or alive(cli)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not alive(bridge), f"the bridge {bridge} outlived Emacs"
-        assert not alive(cli), f"the claude CLI {cli} outlived Emacs"
+        _assert_outlived_by_nothing(bridge, cli, within=20)
 
 
 _TYPING_SCRIPT = """
