@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema.add_argument("--out", default="schema", help="output directory (default: schema)")
     schema.add_argument(
+        "--editors",
+        help="where the editors' generated constants go (default: the editors/ directory "
+        "beside --out, when there is one)",
+    )
+    schema.add_argument(
         "--check",
         action="store_true",
         help="exit 1 if the files on disk differ from what would be generated",
@@ -184,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "schema":
         from .rpc.schema import main as schema_main
 
-        return schema_main(args.out, check=args.check)
+        return schema_main(args.out, check=args.check, editors=args.editors)
     if args.command == "doctor":
         from .doctor import main as doctor_main
 

@@ -75,6 +75,39 @@ def test_check_reports_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "claude-bridge schema" in err
 
 
+def test_editor_constants_are_committed_up_to_date() -> None:
+    editors = REPO / "editors"
+    for name, content in schema.generate_editor_files().items():
+        assert (editors / name).read_bytes() == content, f"{name}: run `claude-bridge schema`"
+
+
+def test_check_reports_a_stale_editor_constants_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, editors = tmp_path / "schema", tmp_path / "editors"
+    editors.mkdir()  # a checkout: editors/ beside schema/
+    assert schema.main(str(out), check=False) == 0
+    assert schema.main(str(out), check=True) == 0
+    lua = editors / "neovim" / "lua" / "claude_bridge" / "protocol.lua"
+    lua.write_text(lua.read_text().replace("SessionNotFound = -31001", "SessionNotFound = -1"))
+    capsys.readouterr()
+    assert schema.main(str(out), check=True) == 1
+    assert str(lua) in capsys.readouterr().err
+
+
+def test_editor_constants_name_every_error_permission_mode_and_event() -> None:
+    files = {name: content.decode() for name, content in schema.generate_editor_files().items()}
+    for text in files.values():
+        for code, (name, _) in wire.ERRORS.items():
+            assert str(code) in text and name in text
+        for mode in wire.PERMISSION_MODES:
+            assert f'"{mode}"' in text
+        for cls in schema.event_types():
+            assert f'"{schema.event_tag(cls)}"' in text
+    elisp = files["emacs/claude-bridge-protocol.el"]
+    assert "(defconst claude-bridge-protocol-error-session-not-found -31001" in elisp
+
+
 def test_schema_is_valid_draft_2020_12(files: dict[str, bytes]) -> None:
     document = json.loads(files["bridge.schema.json"])
     assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"

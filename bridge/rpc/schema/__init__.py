@@ -28,6 +28,7 @@ One module per job; nothing is built at import, only when asked for:
 ``contract``   :class:`~bridge.rpc.schema.contract.ContractValidator`, messages
                checked against the schema (needs ``jsonschema``)
 ``markdown``   PROTOCOL.md (its prose in ``prose``)
+``editors``    the wire's constants for each editor plugin (Lua, Emacs Lisp, TypeScript)
 ``files``      the files of ``schema/``: generate, write, ``--check``
 """
 
@@ -45,6 +46,7 @@ from .build import (
     sends,
     wire_types,
 )
+from .editors import EDITOR_FILES, generate_editor_files
 from .files import generate, main
 from .markdown import build_protocol
 from .methods import GENERIC_ERRORS, build_methods, method_errors
@@ -52,6 +54,7 @@ from .validate import check_examples
 
 __all__ = [
     "DIALECT",
+    "EDITOR_FILES",
     "GENERIC_ERRORS",
     "METHODS_FILE",
     "PROTOCOL_FILE",
@@ -64,6 +67,7 @@ __all__ = [
     "event_tag",
     "event_types",
     "generate",
+    "generate_editor_files",
     "main",
     "method_errors",
     "sends",

@@ -9,6 +9,7 @@ import msgspec
 
 __all__ = [
     "ERRORS",
+    "PERMISSION_MODES",
     "PROTOCOL_VERSION",
     "Count",
     "Empty",
@@ -16,6 +17,7 @@ __all__ = [
     "ErrorCode",
     "ErrorData",
     "ExitStatus",
+    "PermissionMode",
     "Seconds",
 ]
 
@@ -33,6 +35,20 @@ Count = Annotated[int, msgspec.Meta(ge=1)]
 """A count or size, at least 1."""
 EnvName = Annotated[str, msgspec.Meta(pattern="^[^=\\x00]+$")]
 """An environment variable name: not empty, no ``=``, no NUL."""
+
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+"""The CLI's permission modes."""
+
+PERMISSION_MODES: dict[str, str] = {
+    "default": "Ask before each tool that changes something (edits, most Bash commands).",
+    "acceptEdits": "Accept file edits without asking; other tools still ask.",
+    "plan": "Plan only: Claude reads and proposes, changes nothing until the plan is approved.",
+    "bypassPermissions": "Run every tool without asking. Dangerous: nothing is checked.",
+    "dontAsk": "Never ask: a tool that no rule allows is denied.",
+    "auto": "Let the CLI's classifier decide which tools run without asking.",
+}
+"""Every permission mode, with what it does (editors show these words)."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -64,6 +80,7 @@ class ErrorCode:
     CONVERSATION_IN_USE = -31014
     UNSUPPORTED = -31015
     SERVER_NOT_INITIALIZED = -32002
+    CONNECTION_CLOSED = -32099
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -135,6 +152,11 @@ ERRORS: dict[int, tuple[str, str]] = {
     ErrorCode.SERVER_NOT_INITIALIZED: (
         "ServerNotInitialized",
         "A request other than `initialize` arrived before `initialize` (as in LSP).",
+    ),
+    ErrorCode.CONNECTION_CLOSED: (
+        "ConnectionClosed",
+        "Never sent by the bridge: what a client reports for a request of its own whose answer "
+        "cannot come because the connection ended (the bridge exited or closed its output).",
     ),
 }
 """Every error code: its name and when it is returned."""

@@ -9,7 +9,7 @@ import msgspec
 
 from bridge.duplex.features import MIN_CLI_VERSION
 
-from .common import Count, EnvName, ExitStatus, Seconds, _Wire
+from .common import Count, EnvName, ExitStatus, PermissionMode, Seconds, _Wire
 
 __all__ = [
     "Budget",
@@ -188,9 +188,7 @@ class CreateParams(_Wire):
     """The session's working directory (absolute, or relative to the bridge's)."""
     model: str | None = None
     """A model alias or id (``opus``, ``claude-haiku-4-5``, ...); default: the CLI's."""
-    permission_mode: (
-        Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"] | None
-    ) = None
+    permission_mode: PermissionMode | None = None
     """The CLI's permission mode at start (``session/setPermissionMode`` switches it later)."""
     system_prompt: str | None = None
     """Replaces the default system prompt."""
@@ -302,7 +300,7 @@ class SetPermissionModeParams(_Wire):
 
     session_id: str
     """The session, as ``session/create`` named it."""
-    mode: Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+    mode: PermissionMode
     """The new permission mode."""
 
 

@@ -17,6 +17,7 @@
              (expand-file-name ".." (file-name-directory load-file-name))))
        (files (mapcar (lambda (f) (expand-file-name f dir))
                       '("claude-bridge-client.el" "claude-bridge-model.el"
+                        "claude-bridge-protocol.el"
                         "claude-bridge.el")))
        (problems nil))
   (add-to-list 'load-path dir)

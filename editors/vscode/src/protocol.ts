@@ -111,7 +111,8 @@ export type ErrorCode =
   | HistoryNotFound
   | ConversationInUse
   | Unsupported
-  | ServerNotInitialized;
+  | ServerNotInitialized
+  | ConnectionClosed;
 /**
  * The message is not valid JSON.
  */
@@ -200,6 +201,10 @@ export type Unsupported = -31015;
  * A request other than `initialize` arrived before `initialize` (as in LSP).
  */
 export type ServerNotInitialized = -32002;
+/**
+ * Never sent by the bridge: what a client reports for a request of its own whose answer cannot come because the connection ended (the bridge exited or closed its output).
+ */
+export type ConnectionClosed = -32099;
 
 /**
  * Start the connection; declare whether the client answers permission prompts.
