@@ -19,6 +19,16 @@ from typing import Any
 import anyio
 import pytest
 
+from bridge.fakes import (
+    SUBAGENT_ID_HEADER,
+    TaskNotice,
+    agent_tool,
+    bash_tool,
+    is_task_turn,
+    slow_text,
+    subagent_prompt,
+    task_notifications,
+)
 from bridge.testing.fake_api import (
     ApiError,
     FakeMessagesAPI,
@@ -37,13 +47,17 @@ Frame = dict[str, Any]
 
 
 def request(
-    api: FakeMessagesAPI, method: str, path: str, body: Any = None
+    api: FakeMessagesAPI,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30)
     try:
         data = None if body is None else json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"} if data is not None else {}
-        conn.request(method, path, body=data, headers=headers)
+        sent = {"Content-Type": "application/json"} if data is not None else {}
+        conn.request(method, path, body=data, headers={**sent, **(headers or {})})
         resp = conn.getresponse()
         return resp.status, dict(resp.getheaders()), resp.read()
     finally:
@@ -73,8 +87,10 @@ def user_body(text: str, *, stream: bool = True, **extra: Any) -> dict[str, Any]
     }
 
 
-def stream_text(api: FakeMessagesAPI, body: dict[str, Any]) -> str:
-    status, _, raw = request(api, "POST", "/v1/messages?beta=true", body)
+def stream_text(
+    api: FakeMessagesAPI, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> str:
+    status, _, raw = request(api, "POST", "/v1/messages?beta=true", body, headers)
     assert status == 200
     return "".join(
         d["delta"]["text"]
@@ -723,6 +739,266 @@ def test_cli_default_use_write_creates_the_file(
     assert (project_dir / "written.txt").read_text() == "written by claude\n"
 
 
+# -- background work: subagents and the CLI's own turns ---------------------------------------
+# Bodies shaped as the CLIs send them (tests/fixtures/background has the real frames).
+
+ENV_BLOCK = {"role": "system", "content": "# Environment\n - Primary working directory: /w/p\n"}
+REMINDER = {"type": "text", "text": "<system-reminder>\nToday is a day.\n</system-reminder>\n"}
+
+
+def notice(task_id: str = "b1", status: str = "completed", summary: str = "it ended") -> str:
+    return (
+        f"<task-notification>\n<task-id>{task_id}</task-id>\n"
+        f"<tool-use-id>toolu_{task_id}</tool-use-id>\n"
+        f"<output-file>/tmp/claude-0/p/s/tasks/{task_id}.output</output-file>\n"
+        f"<status>{status}</status>\n<summary>{summary}</summary>\n"
+        f"<result>report of {task_id}</result>\n</task-notification>"
+    )
+
+
+def reminded(text: str) -> str:
+    """A notification as 2.1.257 and 2.1.332 wrap it."""
+    header = "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event."
+    return f"<system-reminder>\n{header}\n\n{text}\n</system-reminder>"
+
+
+def after_a_turn(*newest: dict[str, Any]) -> dict[str, Any]:
+    """A main-conversation body: a host turn that started a background shell and ended,
+    then ``newest``."""
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": [REMINDER, {"type": "text", "text": "start it"}]},
+        ENV_BLOCK,
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_b1", "name": "Bash", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_b1", "content": "bg b1"}],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "It runs."}]},
+    ]
+    return user_body("", messages=[*history, *newest])
+
+
+def user_text(*texts: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": t} for t in texts]}
+
+
+def subagent_body(prompt: str) -> dict[str, Any]:
+    return user_body(
+        "",
+        messages=[
+            {"role": "user", "content": [REMINDER, {"type": "text", "text": prompt}]},
+            ENV_BLOCK,
+        ],
+    )
+
+
+def as_subagent(agent_id: str) -> dict[str, str]:
+    return {SUBAGENT_ID_HEADER: agent_id}
+
+
+def test_a_subagents_calls_get_the_replies_scripted_for_its_prompt(
+    fake_api: FakeMessagesAPI,
+) -> None:
+    fake_api.enqueue(Text("for the host"))
+    fake_api.enqueue_subagent("HELPER: count", Text("one"), Text("two"))
+    body = subagent_body("HELPER: count")
+    assert stream_text(fake_api, body, as_subagent("a1")) == "one"
+    assert stream_text(fake_api, body, as_subagent("a1")) == "two"
+    assert fake_api.pending_subagent("HELPER: count") == 0
+    assert fake_api.pending() == 1
+    (first, _) = fake_api.subagent_requests("HELPER: count")
+    assert first.kind == "subagent" and first.agent_id == "a1"
+    assert fake_api.messages_requests() == []
+
+
+def test_each_subagent_prompt_has_its_own_queue(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue_subagent("HELPER: a", Text("from a"))
+    fake_api.enqueue_subagent("HELPER: b", Text("from b"))
+    assert stream_text(fake_api, subagent_body("HELPER: b"), as_subagent("ab")) == "from b"
+    assert stream_text(fake_api, subagent_body("HELPER: a"), as_subagent("aa")) == "from a"
+    assert [r.agent_id for r in fake_api.subagent_requests("HELPER: a")] == ["aa"]
+    assert [r.agent_id for r in fake_api.subagent_requests()] == ["ab", "aa"]
+
+
+def test_a_subagent_with_nothing_scripted_follows_the_keyword_conventions(
+    fake_api: FakeMessagesAPI,
+) -> None:
+    fake_api.enqueue(Text("for the host"))
+    assert stream_text(fake_api, subagent_body("HELPER: hi"), as_subagent("a1")) == (
+        "Echo: HELPER: hi"
+    )
+    fake_api.subagent_responder = lambda body: Text(f"custom for {subagent_prompt(body)}")
+    assert stream_text(fake_api, subagent_body("HELPER: x"), as_subagent("a2")) == (
+        "custom for HELPER: x"
+    )
+    assert fake_api.pending() == 1
+
+
+@pytest.mark.parametrize(
+    "newest",
+    [
+        pytest.param(user_text(reminded(notice())), id="2.1.332-reminder"),
+        pytest.param(user_text(notice()), id="2.1.176-bare"),
+        pytest.param(
+            user_text("[Request interrupted by user]\n", reminded(notice())),
+            id="after-an-interrupted-turn",
+        ),
+    ],
+)
+def test_the_cli_turn_after_a_task_notification_gets_the_task_turn_replies(
+    fake_api: FakeMessagesAPI, newest: dict[str, Any]
+) -> None:
+    fake_api.enqueue(Text("for the host"))
+    fake_api.enqueue_task_turn(Text("for the CLI's own turn"))
+    body = after_a_turn(newest)
+    assert is_task_turn(body)
+    assert stream_text(fake_api, body) == "for the CLI's own turn"
+    assert (fake_api.pending(), fake_api.pending_task_turns()) == (1, 0)
+    assert [r.body for r in fake_api.task_turn_requests()] == [body]
+    assert fake_api.messages_requests()[0].kind == "messages"  # the main conversation's
+
+
+def test_a_task_turn_with_nothing_scripted_names_each_notification(
+    fake_api: FakeMessagesAPI,
+) -> None:
+    two = reminded(notice("b1", summary="shell done") + "\n" + notice("a2", "killed", "agent"))
+    assert stream_text(fake_api, after_a_turn(user_text(two))) == (
+        "Task completed: shell done\nTask killed: agent"
+    )
+
+
+def test_the_follow_up_calls_of_a_cli_started_turn_stay_in_the_task_turn(
+    fake_api: FakeMessagesAPI,
+) -> None:
+    fake_api.enqueue(Text("for the host"))
+    fake_api.enqueue_task_turn(Text("checked"))
+    tool = {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_r", "content": "file text"}
+    body = after_a_turn(
+        user_text(reminded(notice())),
+        {"role": "assistant", "content": [tool]},
+        {"role": "user", "content": [result]},
+    )
+    assert is_task_turn(body)
+    assert stream_text(fake_api, body) == "checked"
+    assert stream_text(fake_api, body) == "Tool finished: file text"  # the default, after a tool
+
+
+@pytest.mark.parametrize(
+    "newest",
+    [
+        pytest.param(
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t2", "name": "Bash"}],
+                },
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2"}]},
+                {"role": "system", "content": "[SYSTEM NOTIFICATION]\n\n" + notice()},
+            ],
+            id="into-a-running-tool-call",
+        ),
+        pytest.param([user_text("a question", reminded(notice()))], id="next-to-host-text"),
+    ],
+)
+def test_a_notification_that_joins_a_host_turn_leaves_it_the_hosts(
+    fake_api: FakeMessagesAPI, newest: list[dict[str, Any]]
+) -> None:
+    fake_api.enqueue(Text("for the host"))
+    fake_api.enqueue_task_turn(Text("for the CLI's own turn"))
+    body = after_a_turn(*newest)
+    assert not is_task_turn(body)
+    assert [n.task_id for n in task_notifications(body)] == ["b1"]
+    assert stream_text(fake_api, body) == "for the host"
+
+
+def test_task_notifications_reads_every_field() -> None:
+    body = after_a_turn(user_text(reminded(notice("a7", "stopped", 'Agent "helper" stopped'))))
+    assert task_notifications(body) == [
+        TaskNotice(
+            task_id="a7",
+            tool_use_id="toolu_a7",
+            status="stopped",
+            summary='Agent "helper" stopped',
+            output_file="/tmp/claude-0/p/s/tasks/a7.output",
+            result="report of a7",
+        )
+    ]
+    assert task_notifications(after_a_turn(user_text("no notice here"))) == []
+
+
+def test_subagent_prompt_is_the_first_text_past_the_system_reminders() -> None:
+    assert subagent_prompt(subagent_body("  HELPER: go  ")) == "HELPER: go"
+    assert subagent_prompt({"messages": []}) == ""
+
+
+def test_tool_helpers_build_the_inputs_the_cli_reads() -> None:
+    assert bash_tool("sleep 2; echo done > f", background=True, id="t1") == ToolUse(
+        "Bash",
+        {
+            "command": "sleep 2; echo done > f",
+            "description": "run a command",
+            "run_in_background": True,
+        },
+        "t1",
+    )
+    assert bash_tool("ls", timeout_ms=5000).input == {
+        "command": "ls",
+        "description": "run a command",
+        "timeout": 5000,
+    }
+    assert agent_tool("HELPER: go", description="helper") == ToolUse(
+        "Agent",
+        {
+            "description": "helper",
+            "prompt": "HELPER: go",
+            "subagent_type": "general-purpose",
+            "run_in_background": True,
+        },
+    )
+    assert agent_tool("HELPER: go", background=False).input["run_in_background"] is False
+
+
+def test_slow_text_is_one_word_per_step() -> None:
+    text = slow_text(2.0, step=0.1)
+    assert (len(text.deltas()), text.delay) == (20, 0.1)
+    assert text.deltas()[:2] == ["w0 ", "w1 "]
+
+
+def test_a_paused_reply_streams_the_same_events(fake_api: FakeMessagesAPI) -> None:
+    fake_api.enqueue(Reply([Text("late")], pause=0.2), Reply([Text("late")]))
+    _, _, paused = request(fake_api, "POST", "/v1/messages", user_body("x"))
+    _, _, plain = request(fake_api, "POST", "/v1/messages", user_body("x"))
+    assert [e for e, _ in sse(paused)] == [e for e, _ in sse(plain)]
+    assert script_from_json({"blocks": [{"text": "late"}], "pause": 2}) == Reply(
+        [Text("late")], pause=2.0
+    )
+
+
+def test_enqueue_over_http_scripts_subagents_and_task_turns(fake_api: FakeMessagesAPI) -> None:
+    lanes = [
+        ({"lane": "subagent", "prompt": "HELPER: x", "scripts": [{"text": "sub"}]}, 1),
+        ({"lane": "taskTurn", "scripts": [{"text": "own"}, {"text": "own 2"}]}, 2),
+        ({"lane": "main", "scripts": [{"text": "host"}]}, 1),
+    ]
+    for doc, pending in lanes:
+        status, _, raw = request(fake_api, "POST", "/_fake/enqueue", doc)
+        assert (status, json.loads(raw)) == (200, {"pending": pending})
+    for bad in ({"lane": "elsewhere", "scripts": []}, {"lane": "subagent", "scripts": []}):
+        status, _, raw = request(fake_api, "POST", "/_fake/enqueue", bad)
+        assert status == 400 and b"bad script" in raw
+    assert stream_text(fake_api, subagent_body("HELPER: x"), as_subagent("a1")) == "sub"
+    assert stream_text(fake_api, after_a_turn(user_text(notice()))) == "own"
+    assert stream_text(fake_api, user_body("hi")) == "host"
+    _, _, raw = request(fake_api, "GET", "/_fake/requests?kind=subagent")
+    assert [subagent_prompt(b) for b in json.loads(raw)] == ["HELPER: x"]
+    _, _, raw = request(fake_api, "GET", "/_fake/requests")
+    assert len(json.loads(raw)) == 2  # the main conversation's: the CLI's own turn and "hi"
+
+
 def test_enqueue_over_http_scripts_the_next_replies(fake_api: FakeMessagesAPI) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", fake_api.port, timeout=5)
     scripts = [{"text": "first"}, {"toolUse": {"name": "Bash", "input": {"command": "ls"}}}]
@@ -761,3 +1037,81 @@ def test_module_serves_until_stdin_closes_and_prints_its_url() -> None:
     assert json.loads(conn.getresponse().read()) == []
     proc.stdin.close()
     assert proc.wait(timeout=10) == 0
+
+
+def answer_until(cli: Cli, done: Callable[[Frame], bool]) -> list[Frame]:
+    """Allow each ``can_use_tool`` request with its own input until a frame matches ``done``;
+    returns the frames read."""
+    frames: list[Frame] = []
+    while True:
+        frames += cli.read_until(lambda f: f["type"] == "control_request" or done(f))
+        if done(frames[-1]):
+            return frames
+        if frames[-1]["request"]["subtype"] == "can_use_tool":
+            cli.send(allow(frames[-1], frames[-1]["request"]["input"]))
+
+
+@pytest.mark.realcli
+def test_cli_subagent_calls_are_answered_by_the_subagents_own_script(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.enqueue(
+        Reply([Text("Asking a helper. "), agent_tool("HELPER: report", background=False)])
+    )
+    fake_api.enqueue_subagent("HELPER: report", Text("the helper's report"))
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("use a helper")
+        *_, result = answer_until(cli, lambda f: f["type"] == "result")
+        assert cli.close() == 0
+    (sub,) = fake_api.subagent_requests("HELPER: report")
+    assert sub.agent_id  # every supported CLI names the subagent in a header
+    assert [r.agent_id for r in fake_api.messages_requests()] == [None, None]
+    assert "the helper's report" in fake_api.tool_results()[0]["content"]
+    assert result["result"].startswith("Tool finished: ")
+
+
+@pytest.mark.realcli
+def test_cli_turn_after_a_background_shell_is_answered_by_the_task_turn_script(
+    real_cli: Path, project_dir: Path, offline_env: dict[str, str], fake_api: FakeMessagesAPI
+) -> None:
+    command = f"sleep 1; touch {project_dir}/bg-done"
+    fake_api.enqueue(Reply([bash_tool(command, background=True)]), Text("It runs."))
+    fake_api.enqueue_task_turn(Text("The shell ended."))
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("start it")
+        frames = answer_until(cli, lambda f: f["type"] == "result" and bool(f.get("origin")))
+        assert cli.close() == 0
+    host, own = [f for f in frames if f["type"] == "result"]
+    assert host["result"] == "It runs." and "origin" not in host
+    assert (own["result"], own["origin"]["kind"]) == ("The shell ended.", "task-notification")
+    (turn,) = fake_api.task_turn_requests()
+    (ended,) = task_notifications(turn.body)
+    assert ended.status == "completed" and ended.output_file.endswith(".output")
+    assert (project_dir / "bg-done").exists()
+
+
+@pytest.mark.realcli
+def test_cli_background_subagent_asks_permission_while_no_turn_runs(
+    real_cli: Path,
+    real_cli_version: tuple[int, ...],
+    project_dir: Path,
+    offline_env: dict[str, str],
+    fake_api: FakeMessagesAPI,
+) -> None:
+    if real_cli_version < (2, 1, 257):
+        pytest.skip("CLI 2.1.176 denies a background subagent's tool without asking")
+    prompt = "HELPER: write a file"
+    fake_api.enqueue(Reply([agent_tool(prompt)]), Text("The helper runs."))
+    write = bash_tool(f"echo hi > {project_dir}/helper.txt", description="write helper.txt")
+    fake_api.enqueue_subagent(prompt, Reply([write], pause=1.0), Text("wrote it"))
+    with spawn_cli(real_cli, project_dir, offline_env, "--permission-prompt-tool", "stdio") as cli:
+        cli.say("start a helper")
+        cli.read_until(lambda f: f["type"] == "result")  # the host turn is over
+        ask = cli.read_until(lambda f: f["type"] == "control_request")[-1]
+        assert ask["request"]["subtype"] == "can_use_tool"
+        assert ask["request"]["agent_id"] == fake_api.subagent_requests(prompt)[0].agent_id
+        cli.send(allow(ask, ask["request"]["input"]))
+        own = cli.read_until(lambda f: f["type"] == "result")[-1]
+        assert own["origin"]["kind"] == "task-notification"
+        assert cli.close() == 0
+    assert (project_dir / "helper.txt").read_text() == "hi\n"

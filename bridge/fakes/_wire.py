@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import select
+import socket
+import time
 from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from .bodies import RecordedRequest, RequestKind
-from .scripts import ApiError, Reply, Text, Thinking, ToolUse, script_from_json
+from .bodies import SUBAGENT_ID_HEADER, RecordedRequest, RequestKind
+from .scripts import ApiError, Reply, Script, Text, Thinking, ToolUse, script_from_json
 
 if TYPE_CHECKING:
     from .messages_api import FakeMessagesAPI
@@ -56,6 +59,8 @@ def _stream_events(
             },
         },
     )
+    if reply.pause > 0:
+        yield float(reply.pause)
     out_tokens = 0
     for index, block in enumerate(reply.blocks):
         if isinstance(block, Thinking):
@@ -149,6 +154,31 @@ def _message_json(api: FakeMessagesAPI, body: Mapping[str, Any], reply: Reply) -
     }
 
 
+def _enqueue_json(api: FakeMessagesAPI, body: Any) -> int:
+    """``POST /_fake/enqueue``: a list of scripts for the main conversation, or an object
+    ``{"lane": "main" | "subagent" | "taskTurn", "prompt": <subagent prompt>, "scripts":
+    [...]}``. Returns how many replies that conversation has pending."""
+    if isinstance(body, list) or body is None:
+        body = {"lane": "main", "scripts": body or []}
+    if not isinstance(body, dict):
+        raise ValueError("expected a list of scripts or {lane, scripts}")
+    scripts = [script_from_json(item) for item in body.get("scripts") or []]
+    lane = body.get("lane", "main")
+    if lane == "main":
+        api.enqueue(*scripts)
+        return api.pending()
+    if lane == "subagent":
+        prompt = body["prompt"]
+        if not isinstance(prompt, str):
+            raise ValueError("a subagent lane needs its prompt (a string)")
+        api.enqueue_subagent(prompt, *scripts)
+        return api.pending_subagent(prompt)
+    if lane == "taskTurn":
+        api.enqueue_task_turn(*scripts)
+        return api.pending_task_turns()
+    raise ValueError(f"unknown lane {lane!r} (main, subagent, taskTurn)")
+
+
 def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -207,8 +237,10 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             self._send_json(200, {}, head=True)
 
         def do_GET(self) -> None:
-            if urlsplit(self.path).path == "/_fake/requests":
-                self._send_json(200, [r.body for r in api.messages_requests()])
+            parts = urlsplit(self.path)
+            if parts.path == "/_fake/requests":
+                kind = parse_qs(parts.query).get("kind", ["messages"])[0]
+                self._send_json(200, [r.body for r in api.requests if r.kind == kind])
                 return
             self._record(None, "other", 0)
             self._send_json(200, {})
@@ -222,11 +254,11 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             path = urlsplit(self.path).path.rstrip("/")
             if path == "/_fake/enqueue":
                 try:
-                    api.enqueue(*[script_from_json(item) for item in body or []])
+                    pending = _enqueue_json(api, body)
                 except (TypeError, ValueError, KeyError) as exc:
                     self._error(400, "invalid_request_error", f"bad script: {exc}")
                     return
-                self._send_json(200, {"pending": api.pending()})
+                self._send_json(200, {"pending": pending})
                 return
             if path == "/v1/messages/count_tokens":
                 self._record(body, "count_tokens", len(raw))
@@ -240,9 +272,12 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
                 self._record(body, "other", len(raw))
                 self._error(400, "invalid_request_error", "request body is not a JSON object")
                 return
-            side = api.is_side_request(body)
-            script, resent = (api.side_reply, False) if side else api._main_reply(body)
-            kind: RequestKind = "side" if side else "resend" if resent else "messages"
+            script: Script
+            kind: RequestKind
+            if api.is_side_request(body):
+                script, kind = api.side_reply, "side"
+            else:
+                script, kind = api._answer(body, self.headers.get(SUBAGENT_ID_HEADER))
             self._record(body, kind, len(raw))
             if isinstance(script, ApiError):
                 self._error(script.status, script.type, script.message)
@@ -259,12 +294,12 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")  # the body ends when the connection does
             self.send_header("request-id", api._new_id("req"))
-            self.end_headers()
             self.close_connection = True
             try:
+                self.end_headers()  # an interrupt may have closed the connection already
                 for item in _stream_events(api, body, reply):
                     if isinstance(item, float):
-                        if not api._sleep(item):
+                        if not self._wait(item):
                             return
                         continue
                     event, data = item
@@ -272,6 +307,19 @@ def make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
                     self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 return  # the client went away (e.g. an interrupt)
+
+        def _wait(self, seconds: float) -> bool:
+            """Wait between stream events; False as soon as the client hung up (an interrupt)
+            or the server is stopping."""
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                step = min(left, 0.05)
+                readable, _, _ = select.select([self.connection], [], [], step)
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    return False  # EOF: the client closed the connection
+                if not api._sleep(step if readable else 0):  # bytes to read: do not spin
+                    return False
+            return True
 
         def _not_found(self) -> None:
             self._record(None, "other", 0)

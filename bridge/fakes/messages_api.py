@@ -40,6 +40,27 @@ responder (:meth:`FakeMessagesAPI.default_responder`) looks at the last user mes
 "Last user text" is the last text block of the last user message that is not a
 ``<system-reminder>``.
 
+Background work. Three conversations reach the server, each scripted on its own, so a
+subagent's calls or the CLI's own turns never eat the host's replies (they come whenever the
+background work gets there, racing the main conversation):
+
+- the main conversation's host turns: :meth:`~FakeMessagesAPI.enqueue`, then ``responder``;
+- each subagent's calls (the request carries :data:`~bridge.fakes.SUBAGENT_ID_HEADER`), told
+  apart by the subagent's prompt (its first user text, the ``prompt`` of the ``Agent`` call
+  that started it): :meth:`~FakeMessagesAPI.enqueue_subagent`, then ``subagent_responder``
+  (by default the keyword conventions above, applied to the subagent's own messages);
+- the turns the CLI starts by itself to answer a task notification
+  (:func:`~bridge.fakes.is_task_turn`): :meth:`~FakeMessagesAPI.enqueue_task_turn`, then
+  ``task_turn_responder`` (by default :meth:`~FakeMessagesAPI.default_task_turn_responder`:
+  ``Text("Task <status>: <summary>")`` per notification, ``"Tool finished: ..."`` after a tool).
+
+::
+
+    api.enqueue(Reply([Text("Starting a helper. "), agent_tool("HELPER: write ap.txt")]))
+    api.enqueue(Text("The helper runs in the background."))
+    api.enqueue_subagent("HELPER: write ap.txt", bash_tool("echo hi > ap.txt"), Text("wrote it"))
+    api.enqueue_task_turn(Text("The helper finished."))
+
 Side requests. CLI 2.1.332 in ``-p`` stream-json mode sends one streaming ``POST
 /v1/messages?beta=true`` per model call and nothing else, except: a non-streaming
 ``max_tokens: 1`` "Hi" request to validate the model after a ``set_model`` control request, and
@@ -52,7 +73,9 @@ answered 200), neither validates a model after ``set_model``, and 2.1.257 re-sen
 that got a 400 (a ``resend``, see :class:`ApiError`). Everything is recorded in
 ``api.requests``; ``api.messages_requests()`` lists the main calls only (no resends),
 ``api.tool_results()`` every ``tool_result`` the CLI sent back, and
-``api.wait_for_requests(n)`` blocks until ``n`` main calls arrived.
+``api.wait_for_requests(n)`` blocks until ``n`` main calls arrived (``kind="subagent"`` for a
+subagent's). ``api.subagent_requests()`` and ``api.task_turn_requests()`` list the other two
+conversations' calls.
 """
 
 from __future__ import annotations
@@ -77,9 +100,12 @@ from .bodies import (
     _text_of,
     _turn_prompt,
     is_side_request,
+    is_task_turn,
     last_user_message,
     last_user_text,
     request_cwd,
+    subagent_prompt,
+    task_notifications,
 )
 from .scripts import COLOUR_QUESTION, ApiError, Reply, Responder, Script, Text, ToolUse
 
@@ -99,6 +125,10 @@ class FakeMessagesAPI:
         side_reply: Text | None = None,
     ) -> None:
         self.responder: Responder = responder or self.default_responder
+        #: Answers a subagent's call once its queue (:meth:`enqueue_subagent`) is empty.
+        self.subagent_responder: Responder = self.default_responder
+        #: Answers a call of a CLI-started turn once :meth:`enqueue_task_turn`'s queue is empty.
+        self.task_turn_responder: Responder = self.default_task_turn_responder
         self.bash_command = bash_command
         #: ``USE_EDIT``'s file (relative to the CLI's cwd), old string and new string.
         self.edit_target: tuple[str, str, str] = ("notes.txt", "hello", "goodbye")
@@ -106,7 +136,10 @@ class FakeMessagesAPI:
         #: Decides which ``/v1/messages`` bodies are side requests; replace to change the rule.
         self.is_side_request: Callable[[Mapping[str, Any]], bool] = is_side_request
         self._queue: deque[Script] = deque()
-        self._final_error: tuple[str, ApiError] | None = None  # (request body, its error)
+        self._subagent_queues: dict[str, deque[Script]] = {}
+        self._task_turn_queue: deque[Script] = deque()
+        #: Per conversation, its last call's body and final error (a re-send gets it again).
+        self._final_errors: dict[str, tuple[str, ApiError]] = {}
         self._requests: list[RecordedRequest] = []
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
@@ -172,29 +205,80 @@ class FakeMessagesAPI:
         with self._cond:
             return len(self._queue)
 
-    def _main_reply(self, body: dict[str, Any]) -> tuple[Script, bool]:
-        """The reply to a main request, and whether the request re-sends the previous one,
-        which got a final error (then it gets that error again, consuming nothing)."""
+    def enqueue_subagent(self, prompt: str, *replies: Script) -> None:
+        """Queue replies for the calls of the subagent started with ``prompt`` (the ``prompt``
+        of its ``Agent`` tool call, matched after stripping surrounding whitespace), in order.
+        Each subagent conversation has its own queue; a subagent whose prompt has none left
+        is answered by :attr:`subagent_responder`. Two subagents started with the same
+        prompt share one queue."""
+        with self._cond:
+            self._subagent_queues.setdefault(prompt.strip(), deque()).extend(replies)
+
+    def pending_subagent(self, prompt: str) -> int:
+        """How many replies queued for the subagent of ``prompt`` are not consumed yet."""
+        with self._cond:
+            return len(self._subagent_queues.get(prompt.strip(), ()))
+
+    def enqueue_task_turn(self, *replies: Script) -> None:
+        """Queue replies for the calls of the turns the CLI starts by itself after a task
+        notification (:func:`~bridge.fakes.is_task_turn`), in order, across such turns."""
+        with self._cond:
+            self._task_turn_queue.extend(replies)
+
+    def pending_task_turns(self) -> int:
+        """How many replies queued for CLI-started turns are not consumed yet."""
+        with self._cond:
+            return len(self._task_turn_queue)
+
+    def _answer(self, body: dict[str, Any], agent_id: str | None) -> tuple[Script, RequestKind]:
+        """The reply to a model call of one of the three conversations, and the call's kind.
+
+        A call that re-sends its conversation's previous one, which got a final error, gets
+        that error again and consumes nothing (kind ``resend``)."""
+        kind: RequestKind = "messages"
+        if agent_id is not None:
+            kind, lane = "subagent", "subagent:" + subagent_prompt(body)
+            with self._cond:
+                queue = self._subagent_queues.setdefault(subagent_prompt(body), deque())
+            responder = self.subagent_responder
+        elif is_task_turn(body):
+            lane, queue, responder = "task turn", self._task_turn_queue, self.task_turn_responder
+        else:
+            lane, queue, responder = "main", self._queue, self.responder
         key = json.dumps(body, sort_keys=True)
         with self._cond:
-            last = self._final_error
+            last = self._final_errors.get(lane)
             if last is not None and last[0] == key:
-                return last[1], True
-        script = self._next_reply(body)
-        final = isinstance(script, ApiError) and is_final(script.status)
+                return last[1], "resend"
+        script = self._next_reply(queue, responder, body)
         with self._cond:
-            self._final_error = (key, script) if isinstance(script, ApiError) and final else None
-        return script, False
+            if isinstance(script, ApiError) and is_final(script.status):
+                self._final_errors[lane] = (key, script)
+            else:
+                self._final_errors.pop(lane, None)
+        return script, kind
 
-    def _next_reply(self, body: dict[str, Any]) -> Script:
+    def _next_reply(
+        self, queue: deque[Script], responder: Responder, body: dict[str, Any]
+    ) -> Script:
         with self._cond:
-            if self._queue:
-                return self._queue.popleft()
+            if queue:
+                return queue.popleft()
         try:
-            return self.responder(body)
+            return responder(body)
         except Exception as exc:  # a broken responder ends the turn instead of hanging it
             traceback.print_exc()
             return ApiError(400, "invalid_request_error", f"fake API responder raised {exc!r}")
+
+    def default_task_turn_responder(self, body: dict[str, Any]) -> Script:
+        """A CLI-started turn: ``"Tool finished: ..."`` after one of its own tool calls, else
+        ``"Task <status>: <summary>"`` for each task notification, one line each."""
+        msg = last_user_message(body)
+        results = [b for b in _blocks(msg and msg.get("content")) if b.get("type") == "tool_result"]
+        if results:
+            return Text("Tool finished: " + "\n".join(_text_of(r.get("content")) for r in results))
+        notices = task_notifications(body)
+        return Text("\n".join(f"Task {n.status}: {n.summary}" for n in notices) or "Noted.")
 
     def default_responder(self, body: dict[str, Any]) -> Script:
         """The keyword conventions described in the module docstring."""
@@ -240,8 +324,23 @@ class FakeMessagesAPI:
             return list(self._requests)
 
     def messages_requests(self) -> list[RecordedRequest]:
-        """The main-conversation ``/v1/messages`` calls (no side requests, no count_tokens)."""
+        """The main-conversation ``/v1/messages`` calls (no side requests, no count_tokens, no
+        subagent calls; a CLI-started turn's calls are the main conversation's)."""
         return [r for r in self.requests if r.kind == "messages"]
+
+    def subagent_requests(self, prompt: str | None = None) -> list[RecordedRequest]:
+        """The subagents' ``/v1/messages`` calls; only those of the subagent started with
+        ``prompt`` when it is given. :attr:`RecordedRequest.agent_id` tells the subagents
+        apart too."""
+        wanted = None if prompt is None else prompt.strip()
+        subagents = [r for r in self.requests if r.kind == "subagent"]
+        if wanted is None:
+            return subagents
+        return [r for r in subagents if subagent_prompt(r.body) == wanted]
+
+    def task_turn_requests(self) -> list[RecordedRequest]:
+        """The main-conversation calls of the turns the CLI started by itself."""
+        return [r for r in self.messages_requests() if is_task_turn(r.body)]
 
     def tool_results(self) -> list[dict[str, Any]]:
         """Every ``tool_result`` block the CLI sent, first occurrence per ``tool_use_id``, as

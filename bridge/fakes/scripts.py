@@ -17,8 +17,11 @@ __all__ = [
     "Text",
     "Thinking",
     "ToolUse",
+    "agent_tool",
+    "bash_tool",
     "large_text",
     "script_from_json",
+    "slow_text",
 ]
 
 _DEFAULT_CHUNK = 16 * 1024
@@ -77,10 +80,15 @@ class Thinking:
 @dataclass(frozen=True)
 class Reply:
     """One assistant message of several blocks; ``stop_reason`` defaults to ``tool_use`` when
-    any block is a :class:`ToolUse`, else ``end_turn``."""
+    any block is a :class:`ToolUse`, else ``end_turn``.
+
+    ``pause`` seconds pass between ``message_start`` and the first block: a model that takes
+    that long to answer (a subagent "working" before it reports, a turn that is still running
+    when a test interrupts it; the interrupt closes the stream and ends the pause)."""
 
     blocks: Sequence[Text | ToolUse | Thinking]
     stop_reason: str | None = None
+    pause: float = 0.0
 
     def effective_stop_reason(self) -> str:
         if self.stop_reason is not None:
@@ -123,6 +131,59 @@ def large_text(n_bytes: int, chunk_size: int = 64 * 1024) -> Text:
     return Text("".join(parts)[:n_bytes], chunk_size=chunk_size)
 
 
+def slow_text(seconds: float, *, step: float = 0.05) -> Text:
+    """A :class:`Text` that streams for about ``seconds``: one word every ``step`` seconds
+    (``"w0 w1 ..."``). A model reply that keeps a turn, or a subagent, working that long; an
+    interrupt cuts it short (the CLI closes the stream)."""
+    words = max(1, round(seconds / step))
+    return Text("".join(f"w{i} " for i in range(words)), delay=step)
+
+
+def bash_tool(
+    command: str,
+    *,
+    background: bool = False,
+    description: str = "run a command",
+    timeout_ms: int | None = None,
+    id: str | None = None,
+) -> ToolUse:
+    """A ``Bash`` tool call. ``background=True`` sets ``run_in_background``: the CLI starts the
+    shell, answers the tool call at once ("Command running in background with ID: ...") and
+    the shell outlives the turn; when it exits the CLI reports a task notification and, if no
+    turn runs, starts a turn by itself. ``timeout_ms`` is the tool's ``timeout`` (for a
+    background shell it bounds the whole run)."""
+    tool_input: dict[str, Any] = {"command": command, "description": description}
+    if background:
+        tool_input["run_in_background"] = True
+    if timeout_ms is not None:
+        tool_input["timeout"] = timeout_ms
+    return ToolUse("Bash", tool_input, id)
+
+
+def agent_tool(
+    prompt: str,
+    *,
+    description: str = "background helper",
+    background: bool = True,
+    subagent_type: str = "general-purpose",
+    id: str | None = None,
+) -> ToolUse:
+    """An ``Agent`` tool call: the CLI starts a subagent whose first user message is
+    ``prompt``. Its own model calls reach the fake API as subagent requests (see
+    :meth:`~bridge.fakes.FakeMessagesAPI.enqueue_subagent`, which scripts them by this
+    ``prompt``). The tool is ``Agent`` in the Messages API request on every supported CLI
+    (2.1.176, 2.1.257, 2.1.332) although ``system``/``init`` lists it as ``Task``.
+    ``run_in_background`` is always sent, as ``background`` says: 2.1.332 runs a subagent in
+    the background when it is left out."""
+    tool_input: dict[str, Any] = {
+        "description": description,
+        "prompt": prompt,
+        "subagent_type": subagent_type,
+        "run_in_background": background,
+    }
+    return ToolUse("Agent", tool_input, id)
+
+
 def script_from_json(item: Mapping[str, Any]) -> Script:
     """A script from its JSON form, for hosts that drive the fake API over HTTP
     (``POST /_fake/enqueue`` takes a list of these)::
@@ -130,6 +191,7 @@ def script_from_json(item: Mapping[str, Any]) -> Script:
         {"text": "hello", "delay": 0.05}
         {"toolUse": {"name": "Bash", "input": {"command": "ls"}}}
         {"blocks": [{"text": "Running it. "}, {"toolUse": {...}}], "stopReason": "tool_use"}
+        {"blocks": [{"text": "done"}], "pause": 5}
         {"error": {"status": 400, "type": "invalid_request_error", "message": "no"}}
     """
     if "error" in item:
@@ -146,7 +208,7 @@ def script_from_json(item: Mapping[str, Any]) -> Script:
             if not isinstance(one, Text | ToolUse):
                 raise ValueError("blocks hold only text and toolUse items")
             blocks.append(one)
-        return Reply(blocks, item.get("stopReason"))
+        return Reply(blocks, item.get("stopReason"), float(item.get("pause", 0.0)))
     if "toolUse" in item:
         use = item["toolUse"]
         return ToolUse(str(use["name"]), dict(use.get("input") or {}), use.get("id"))
