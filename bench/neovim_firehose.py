@@ -79,7 +79,7 @@ local render = view.render
 view.render = function(chat)
   render(chat)
   if not _G.bench.first_text then
-    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, -3, -1, false)) do
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.ui.buf, -3, -1, false)) do
       if l:find('Echo:', 1, true) then
         _G.bench.first_text = (vim.uv.hrtime() - _G.bench.t0) / 1e6
       end
@@ -165,7 +165,7 @@ def firehose(
     nvim = start_nvim(env, project, {"warm_pool": 0, "session": session})
     try:
         nvim.command("ClaudeChat")
-        wait_lua(nvim, "require('claude_bridge').current().model.state == 'idle'")
+        wait_lua(nvim, "require('claude_bridge').current().state == 'idle'")
         if not batched:
             nvim.exec_lua(
                 "local v = require('claude_bridge.view')"
@@ -193,9 +193,10 @@ def firehose(
         result = nvim.exec_lua("return _G.bench.result")
         got = nvim.exec_lua(
             "local c = require('claude_bridge').current()"
-            " for _, b in ipairs(c.model.blocks) do if b.kind == 'text' then"
-            " local r = c.drawn[_] return table.concat(vim.api.nvim_buf_get_lines(c.buf,"
-            " r.start + 1, r.start + r.count, false), '\\n') end end"
+            " for _, b in ipairs(c.blocks) do if b.kind == 'text' then"
+            " local r = c.ui.drawn[_] local skip = b.header and 3 or 1"  # '', '## Claude', ''
+            " return table.concat(vim.api.nvim_buf_get_lines(c.ui.buf,"
+            " r.start + skip, r.start + r.count, false), '\\n') end end"
         )
         received = nvim.exec_lua("return _G.bench.deltas")
     finally:
@@ -233,7 +234,7 @@ def first_char(env: dict[str, str], project: Path, warm: bool) -> tuple[float, b
         nvim.command("ClaudeChat")
         nvim.command("ClaudeSend hello")
         ms = wait_lua(nvim, "_G.bench.first_text", timeout=120)
-        was_warm = bool(nvim.exec_lua("return require('claude_bridge').current().model.warm"))
+        was_warm = bool(nvim.exec_lua("return require('claude_bridge').current().warm"))
     finally:
         quit_nvim(nvim)
     return float(ms), was_warm

@@ -10,9 +10,13 @@ end
 
 local command = vim.api.nvim_create_user_command
 
-command("ClaudeChat", function()
-  cb().chat()
-end, { desc = "Open or focus the Claude chat of the working directory" })
+command("ClaudeChat", function(a)
+  cb().chat({ new = a.bang })
+end, { bang = true, desc = "Open or focus the Claude chat of the working directory (!: a new chat)" })
+
+command("ClaudeToggle", function()
+  cb().toggle()
+end, { desc = "Show or hide the Claude chat of the working directory" })
 
 command("ClaudeSend", function(a)
   cb().send(a.args)
@@ -37,14 +41,14 @@ command("ClaudeMode", function(a)
 end, {
   nargs = "?",
   complete = function()
-    return { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto" }
+    return cb().mode_names()
   end,
   desc = "Switch the permission mode (no argument: pick)",
 })
 
 command("ClaudeSessions", function()
   cb().sessions()
-end, { desc = "Pick among the live Claude chats" })
+end, { desc = "Pick among the open Claude chats" })
 
 command("ClaudeResume", function()
   cb().resume()
@@ -55,12 +59,28 @@ command("ClaudeClose", function()
 end, { desc = "Close the Claude chat and end its session" })
 
 command("ClaudeAdd", function(a)
-  cb().add(a.line1, a.line2)
-end, { range = true, desc = "Add the selected lines as context for the next prompt" })
+  cb().add({ args = a.args, range = a.range, line1 = a.line1, line2 = a.line2 })
+end, {
+  range = true,
+  nargs = "?",
+  complete = "file",
+  desc = "Mention a file, the selected lines, an explorer's entry or the quickfix list in the prompt",
+})
+
+command("ClaudePaste", function()
+  cb().paste_image()
+end, { desc = "Attach the clipboard's image to the prompt" })
 
 command("ClaudePermissions", function()
   cb().permissions()
-end, { desc = "Answer permission prompts that were dismissed" })
+end, { desc = "Go to the prompt waiting for your answer" })
+
+-- The chat's bars are clickable (model, mode, state): they call this.
+vim.cmd([[
+function! ClaudeBridgeClick(minwid, clicks, button, mods) abort
+  call v:lua.require'claude_bridge'._click(a:minwid)
+endfunction
+]])
 
 vim.api.nvim_create_autocmd("VimLeavePre", {
   group = vim.api.nvim_create_augroup("claude_bridge", { clear = true }),

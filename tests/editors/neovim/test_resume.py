@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 
-from .conftest import Editor
+from .conftest import Editor, Terminal
 
 pytestmark = pytest.mark.neovim
 
@@ -19,17 +19,15 @@ def test_resume_shows_the_earlier_conversation_and_continues_it(
     first = start_nvim(editor_env)
     first.start_chat()
     first.send_and_wait("remember pineapple")
-    first.nvim.command("ClaudeClose")
+    first.ex("ClaudeClose")
 
     editor = start_nvim(editor_env)
-    editor.answer_selects("#1")
-    editor.nvim.command("ClaudeResume")
-    picked = editor.wait("vim.g.claude_test_selects[1]", what="the history picker")
-    assert picked["kind"] == "claude_bridge.history"
-    assert "remember pineapple" in picked["items"][0]
+    editor.ex("ClaudeResume")
+    editor.wait_blocking("the conversation list")
+    editor.type("1<CR>")
     editor.wait(
         "(function() local c = require('claude_bridge').current()"
-        " return c and c.model.session_id and c.model.state == 'idle' end)()",
+        " return c and c.session_id and c.state == 'idle' end)()",
         what="the resumed session",
     )
     lines = editor.chat_text().split("\n")
@@ -39,3 +37,53 @@ def test_resume_shows_the_earlier_conversation_and_continues_it(
     assert "Echo: what did I say?" in editor.chat_text()
     sent = fake_api.messages_requests()[-1].body["messages"]
     assert "remember pineapple" in str(sent[0]["content"])
+
+
+def test_replayed_history_draws_the_clis_echoes_as_notices_not_as_prompts(
+    start_nvim: Callable[..., Editor], editor_env: Mapping[str, str]
+) -> None:
+    first = start_nvim(editor_env)
+    first.start_chat()
+    first.ex("ClaudeSend please USE_BASH")
+    first.wait_prompt()
+    first.ex("ClaudeInterrupt")  # the CLI writes "[Request interrupted by user for tool use]"
+    first.wait_turns(1)
+    first.ex("ClaudeClose")
+
+    editor = start_nvim(editor_env)
+    editor.ex("ClaudeResume")
+    editor.wait_blocking("the conversation list")
+    editor.type("1<CR>")
+    editor.wait(
+        "(function() local c = require('claude_bridge').current()"
+        " return c and c.session_id and c.state == 'idle' end)()",
+        what="the resumed session",
+    )
+    lines = editor.chat_text().split("\n")
+    assert "· Interrupted." in lines
+    assert not any("[Request interrupted" in line for line in lines)
+    assert lines.count("## You") == 1  # only what the user typed
+    # No empty reply: every "## Claude" is followed by something Claude said.
+    for i, line in enumerate(lines):
+        if line == "## Claude":
+            assert lines[i + 2] not in ("", "## You"), lines
+
+
+def test_the_resume_list_shows_plain_titles_newest_first_and_marks_the_one_open(
+    terminal: Callable[..., Terminal], editor_env: Mapping[str, str]
+) -> None:
+    screen = terminal(editor_env)
+    screen.keys(":ClaudeSend ## Fix the **flaky** `upload` test", "Enter")
+    screen.wait_for("finished: Echo")
+    screen.keys(":ClaudeChat!", "Enter")
+    screen.wait_for("Claude project #2")
+    screen.keys("Escape", ":ClaudeSend a newer one", "Enter")
+    screen.wait_for("Echo: a newer one")
+    screen.keys("Escape", ":ClaudeResume", "Enter")
+    shown = screen.wait_for("Type number and <Enter>")
+    assert "a newer one" in shown and "[open]" in shown, shown
+    newer = shown.index("a newer one")
+    older = shown.index("Fix the flaky upload test")  # no Markdown syntax
+    assert newer < older
+    assert shown.count("[open]") == 2
+    screen.keys("Escape")

@@ -5,6 +5,8 @@
 --- Incoming lines are decoded on the main loop in time slices, so a firehose of
 --- events never holds the editor for long.
 
+local protocol = require("claude_bridge.protocol")
+
 local uv = vim.uv or vim.loop
 
 local M = {}
@@ -21,8 +23,8 @@ Client.__index = Client
 local SLICE_NS = 6 * 1e6 -- decode for at most 6 ms before yielding to the editor
 local STDERR_TAIL = 8192
 
---- The error a pending request gets when the bridge is gone.
-M.BRIDGE_EXITED = -32099
+--- The error a pending request gets when the bridge is gone (ConnectionClosed).
+local CONNECTION_CLOSED = protocol.errors.ConnectionClosed
 
 ---@class claude_bridge.ClientHandlers
 ---@field on_notification fun(method: string, params: table)
@@ -122,7 +124,7 @@ function Client:_handle_line(line)
       end
       local hok, herr = pcall(self.handlers.on_request, msg.method, msg.params or {}, respond, id)
       if not hok then
-        respond(nil, { code = -32603, message = tostring(herr) })
+        respond(nil, { code = protocol.errors.InternalError, message = tostring(herr) })
       end
     else
       local hok, herr = pcall(self.handlers.on_notification, msg.method, msg.params or {})
@@ -215,7 +217,7 @@ function Client:request(method, params, cb)
   local id = self.next_id
   if self.state == "dead" then
     vim.schedule(function()
-      cb({ code = M.BRIDGE_EXITED, message = "the bridge is not running" })
+      cb({ code = CONNECTION_CLOSED, message = "the bridge is not running" })
     end)
     return id
   end
@@ -266,7 +268,7 @@ function Client:_finish_exit()
     tostring(info.code),
     (info.signal and info.signal ~= 0) and (", signal " .. info.signal) or ""
   )
-  self:_fail_all({ code = M.BRIDGE_EXITED, message = message })
+  self:_fail_all({ code = CONNECTION_CLOSED, message = message })
   self.handlers.on_exit({ code = info.code, signal = info.signal, stderr = self.stderr_tail })
 end
 

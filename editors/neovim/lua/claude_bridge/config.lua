@@ -18,11 +18,19 @@ M.defaults = {
   float = { width = 0.8, height = 0.8, border = "rounded" },
   --- Keys in the chat's buffers (false turns one off).
   keymaps = {
-    send = "<C-s>", -- send the prompt (normal and insert mode)
-    submit = "<CR>", -- send the prompt (normal mode, prompt buffer)
-    interrupt = "<C-c>", -- stop the turn (normal mode)
-    close = "q", -- hide the chat (normal mode)
+    send = "<C-s>", -- send the prompt (Normal and Insert mode)
+    submit = "<CR>", -- send the prompt (Normal mode, prompt buffer)
+    interrupt = "<C-c>", -- stop the turn (Normal mode; Insert mode in the prompt)
+    close = "q", -- hide the chat (Normal mode)
+    answer = "ga", -- go to the prompt waiting for your answer (Normal mode)
+    switch = "<Tab>", -- between the transcript and the prompt (Normal mode)
+    next_turn = "]]", -- next "## You" in the transcript
+    prev_turn = "[[", -- previous "## You" in the transcript
+    yank_code = "gy", -- yank the code block under the cursor (transcript)
+    paste_image = "<M-v>", -- attach the clipboard's image (prompt, Normal and Insert mode)
   },
+  --- Open the completion menu while typing `@` (files, folders) and `/` (commands).
+  complete_while_typing = true,
   --- Warm pool: spare `claude` processes, so a new chat starts at once.
   --- size: spares per configuration (0: none); prestart: start the bridge when
   --- Neovim starts and warm a spare for its working directory.
@@ -32,7 +40,7 @@ M.defaults = {
   --- Extra `session/create` params for every new session (model, permissionMode,
   --- allowedTools, appendSystemPrompt, ...: see the bridge's PROTOCOL.md).
   session = {},
-  --- Show file edits as a diff before the Edit/Write permission prompt.
+  --- Show an edit's change (a unified diff) in its permission prompt.
   diff = true,
 }
 
