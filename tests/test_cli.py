@@ -56,6 +56,39 @@ def test_doctor_with_a_missing_explicit_path_exits_2_with_a_clear_error() -> Non
     assert "pip install 'claude-duplex-bridge[cli]'" in done.stderr
 
 
+def _executables(directory: Path, *names: str) -> str:
+    directory.mkdir()
+    for name in names:
+        (directory / name).write_text("#!/bin/sh\n")
+        (directory / name).chmod(0o755)
+    return str(directory)
+
+
+def test_doctor_without_the_given_cli_names_the_lighter_ways_before_the_cli_extra(
+    tmp_path: Path,
+) -> None:
+    path = _executables(tmp_path / "bin", "claude", "npm")
+    env = {**os.environ, "PATH": path}
+    done = run_bridge("doctor", "--claude-path", str(tmp_path / "missing"), env=env)
+    assert done.returncode == 2
+    ways = done.stderr.split("Ways to a CLI, lightest first:")[1].splitlines()
+    assert ways[1] == (
+        f"  - a `claude` is on PATH ({path}/claude): without --claude-path and "
+        "$CLAUDE_BRIDGE_CLAUDE the bridge runs that one"
+    )
+    assert ways[2] == "  - npm install -g @anthropic-ai/claude-code (the CLI alone)"
+    assert ways[3].startswith("  - pip install 'claude-duplex-bridge[cli]'")
+    assert "385 MB" in ways[3]
+
+
+def test_doctor_suggests_npm_only_where_npm_is_installed(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": _executables(tmp_path / "bin")}
+    done = run_bridge("doctor", "--claude-path", str(tmp_path / "missing"), env=env)
+    assert done.returncode == 2
+    assert "npm install" not in done.stderr
+    assert "pip install 'claude-duplex-bridge[cli]' (the claude-agent-sdk wheel" in done.stderr
+
+
 def test_doctor_with_a_non_executable_env_path_exits_2_and_does_not_fall_through(
     tmp_path: Path,
 ) -> None:
