@@ -184,7 +184,7 @@ def fake_cli(directory: Path) -> Path:
 
 _API_SERVER = """
 import sys
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 api = FakeMessagesAPI().start()
 print(api.url, flush=True)
 sys.stdin.read()

@@ -1,4 +1,4 @@
-"""Tests of bridge.testing.fake_api: over real HTTP, then with the real ``claude`` CLI."""
+"""Tests of bridge.fakes: over real HTTP, then with the real ``claude`` CLI."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.testing.fake_api import (
+from bridge.fakes import (
     ApiError,
     FakeMessagesAPI,
     Reply,
@@ -749,7 +749,7 @@ def test_script_from_json_covers_every_script_kind() -> None:
 
 def test_module_serves_until_stdin_closes_and_prints_its_url() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bridge.testing.fake_api"],
+        [sys.executable, "-m", "bridge.fakes"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )

@@ -16,6 +16,7 @@ __all__ = [
     "BudgetExceeded",
     "CliNotFound",
     "ControlError",
+    "ConversationNotFound",
     "DeadlineExceeded",
     "DuplexError",
     "LimitExceeded",
@@ -130,3 +131,12 @@ class Unsupported(RequestRejected):
     def __init__(self, message: str, capability: str) -> None:
         super().__init__(message)
         self.capability = capability
+
+
+class ConversationNotFound(DuplexError):
+    """No transcript of this id in this directory (or the id is not a session id)."""
+
+    def __init__(self, claude_session_id: str, cwd: str) -> None:
+        super().__init__(f"no conversation {claude_session_id!r} in the history of {cwd}")
+        self.claude_session_id = claude_session_id
+        self.cwd = cwd

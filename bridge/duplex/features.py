@@ -30,14 +30,10 @@ And for older CLIs' frames: a result with an API error status but
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import anyio
 import msgspec
-
-from .. import timeouts
 
 if TYPE_CHECKING:
     from .frames import ResultFrame, SystemInit
@@ -51,7 +47,6 @@ __all__ = [
     "TESTED_CLI_VERSIONS",
     "TRANSCRIPT_BEFORE_RESULT",
     "CliFeatures",
-    "cli_version",
     "parse_version",
     "terminal_reason",
     "version_supported",
@@ -103,22 +98,6 @@ def writes_transcript_behind(version: str | None) -> bool:
     older than :data:`TRANSCRIPT_BEFORE_RESULT`, or one of unknown version."""
     parsed = parse_version(version)
     return parsed is None or parsed < TRANSCRIPT_BEFORE_RESULT
-
-
-async def cli_version(path: str) -> str | None:
-    """``<path> --version`` as ``"2.1.332"``; None when it fails, prints no version or takes
-    over 10 s."""
-    try:
-        with anyio.fail_after(timeouts.CLI_PROBE):
-            done = await anyio.run_process(
-                [path, "--version"], check=False, stderr=subprocess.DEVNULL
-            )
-    except (OSError, TimeoutError):
-        return None
-    words = done.stdout.decode("utf-8", "replace").split()
-    if done.returncode != 0 or not words or parse_version(words[0]) is None:
-        return None
-    return words[0]  # "2.1.332" of "2.1.332 (Claude Code)"
 
 
 class CliFeatures(msgspec.Struct, frozen=True):

@@ -281,7 +281,7 @@ class Bridge:
                 params.resume,
                 config_dir=history.config_dir(options.env),
             )
-            replay = await anyio.to_thread.run_sync(read)  # HistoryNotFound before any spawn
+            replay = await anyio.to_thread.run_sync(read)  # ConversationNotFound before any spawn
         session_id = self.sessions.new_id()
         budget = (
             params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget

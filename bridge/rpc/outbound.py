@@ -148,10 +148,6 @@ class Outbound:
         self._last.pop(session_id, None)
         self._seq.pop(session_id, None)
 
-    def next_seq(self, session_id: str) -> int:
-        """The seq the next written event of ``session_id`` will carry."""
-        return self._seq.get(session_id, 0) + 1
-
     async def wait_written(self, target: int) -> None:
         """Wait until ``target`` queued events have been written."""
         while self.written < target and not self.broken:

@@ -8,7 +8,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing.procs import children, group_members, reaped
 
 from .harness import open_agent

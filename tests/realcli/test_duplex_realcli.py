@@ -52,7 +52,7 @@ from bridge.duplex.frames import (
 )
 from bridge.duplex.mcp import McpServer
 from bridge.duplex.options import HookMatcher
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive

@@ -26,8 +26,8 @@ import claude_agent_sdk as sdk
 import pytest
 
 from bridge.duplex.history import encode_cwd
+from bridge.fakes import FakeMessagesAPI
 from bridge.rpc.wire import ErrorCode
-from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import alive
 from bridge.testing.transcripts import write_transcript
 

@@ -15,7 +15,7 @@ import pytest
 
 from bridge.duplex import DuplexOptions, DuplexSession
 from bridge.duplex.guard import guard_pid
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing.procs import children
 
 

@@ -30,6 +30,7 @@ line, twice (an index of the chain, then the messages on it), so memory grows wi
 number of entries and the longest line, not with the file.
 """
 
+from ..errors import ConversationNotFound
 from ._chain import read_messages
 from ._changes import delete_conversation, rename_conversation
 from ._listing import (
@@ -38,7 +39,7 @@ from ._listing import (
     list_conversations,
     list_conversations_page,
 )
-from ._paths import ConversationNotFound, config_dir, encode_cwd, transcript_path
+from ._paths import config_dir, encode_cwd, transcript_path
 
 __all__ = [
     "ConversationInfo",

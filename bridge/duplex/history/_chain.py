@@ -10,8 +10,9 @@ from typing import Any
 
 import msgspec
 
+from ..errors import ConversationNotFound
 from ..frames import AssistantFrame, AssistantMessage, UserFrame, UserMessage
-from ._paths import ConversationNotFound, transcript_path
+from ._paths import transcript_path
 
 __all__ = ["index", "read_messages", "visible_chain"]
 

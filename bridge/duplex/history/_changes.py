@@ -9,7 +9,8 @@ from pathlib import Path
 
 import msgspec
 
-from ._paths import ConversationNotFound, transcript_path
+from ..errors import ConversationNotFound
+from ._paths import transcript_path
 
 __all__ = ["delete_conversation", "rename_conversation"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, last_user_text
+from bridge.fakes import FakeMessagesAPI, last_user_text
 
 from .conftest import PLUGIN, Editor
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 
 from .conftest import Editor
 

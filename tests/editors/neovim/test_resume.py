@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 
 from .conftest import Editor
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.fakes import FakeMessagesAPI, Text
 from bridge.testing import procs
-from bridge.testing.fake_api import FakeMessagesAPI, Text
 
 from .conftest import Editor
 
