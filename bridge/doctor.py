@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +22,14 @@ import time
 import anyio
 
 from . import __version__
-from .duplex import CliNotFound, DuplexError, DuplexOptions, DuplexSession, find_cli
+from .duplex import (
+    CliNotFound,
+    DuplexError,
+    DuplexOptions,
+    DuplexSession,
+    find_cli,
+    probe_version,
+)
 from .duplex.discovery import ENV_VAR
 from .duplex.features import FALLBACKS, MIN_CLI_VERSION, TESTED_CLI_VERSIONS, version_supported
 
@@ -32,14 +38,6 @@ BUNDLED_EXTRA = (
     "pip install 'claude-duplex-bridge[cli]' (the claude-agent-sdk wheel that bundles the "
     "CLI: about 385 MB with its dependencies)"
 )
-
-
-def _cli_version(path: str) -> str:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, timeout=15, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"unknown ({exc})"
-    return out.stdout.decode("utf-8", "replace").strip() or "unknown"
 
 
 async def _check_session(cli: str) -> tuple[bool, str]:
@@ -103,12 +101,12 @@ def main(claude_path: str | None = None) -> int:
         )
         return 2
     print(f"claude CLI    {cli}")
-    version = _cli_version(cli)
-    print(f"cli version   {version}")
+    version = anyio.run(probe_version, cli)
+    print(f"cli version   {version or 'unknown (it printed no version)'}")
     print(f"supported     {MIN_CLI_VERSION} or newer (CI tests {', '.join(TESTED_CLI_VERSIONS)})")
-    if version_supported(version.split()[0] if version else None) is False:
+    if version_supported(version) is False:
         print(
-            f"\nwarning: claude {version.split()[0]} is older than {MIN_CLI_VERSION}, the oldest "
+            f"\nwarning: claude {version} is older than {MIN_CLI_VERSION}, the oldest "
             "supported CLI. The bridge still runs it, untested; with a CLI that does not "
             "advertise them, these will not work:\n"
             + "".join(f"  - {cap}: {what}\n" for cap, what in FALLBACKS.items())

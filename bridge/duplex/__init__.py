@@ -16,7 +16,7 @@ its module:
 """
 
 from .conversation import Conversation
-from .discovery import find_cli
+from .discovery import find_cli, probe_version
 from .errors import (
     CliNotFound,
     DuplexError,
@@ -55,4 +55,5 @@ __all__ = [
     "TurnInFlight",
     "TurnResult",
     "find_cli",
+    "probe_version",
 ]

@@ -1,9 +1,14 @@
-"""Finding the ``claude`` executable.
+"""Finding the ``claude`` executable, and reading its version.
 
 Order: an explicit path (``--claude-path`` / ``cli_path``), the
 ``CLAUDE_BRIDGE_CLAUDE`` environment variable, ``claude`` on ``PATH``, then the
 binary bundled in an installed ``claude-agent-sdk`` wheel. An explicit path or
 variable that is wrong is an error, never a silent fall-through to another CLI.
+
+:func:`probe_version` runs ``claude --version`` the way a session runs the CLI
+(:class:`~bridge.duplex.process.CliProcess`: its own process group, the host
+guard's marker, the parent-death signal), so a wrapper script that starts a daemon
+while it answers leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -14,7 +19,12 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import CliNotFound
+import anyio
+
+from .. import timeouts
+from .errors import CliNotFound, DuplexError
+from .features import parse_version
+from .process import CliProcess
 
 ENV_VAR = "CLAUDE_BRIDGE_CLAUDE"
 FIX_HINT = (
@@ -76,3 +86,58 @@ def _checked(path: Path, source: str) -> Path:
             f"{source} {path} is not an executable file. {FIX_HINT}", tried=[str(path)]
         )
     return path
+
+
+_MAX_VERSION_OUTPUT = 4096
+
+
+async def probe_version(
+    cli: str | os.PathLike[str], env: Mapping[str, str] | None = None
+) -> str | None:
+    """The version ``cli --version`` prints (``"2.1.332"`` of ``"2.1.332 (Claude Code)"``);
+    None when it cannot run, prints no version, or takes longer than ``timeouts.CLI_PROBE``.
+
+    Once the CLI exited, whatever is left of its process group is killed (a wrapper's
+    ``daemon &``); one that does not exit in time is killed with its group. A daemon that
+    left the group carries the guard's marker, so it dies with the host at the latest.
+    """
+    try:
+        proc = CliProcess.spawn(
+            [os.fspath(cli), "--version"], cwd=None, env=os.environ if env is None else env
+        )
+    except DuplexError:
+        return None
+    proc.close_stdin()
+    output = bytearray()
+    read = anyio.Event()
+
+    async def read_stdout() -> None:
+        try:
+            while len(output) <= _MAX_VERSION_OUTPUT and (chunk := await proc.read_stdout()):
+                output.extend(chunk)
+        finally:
+            read.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(proc.drain_stderr)
+            tg.start_soon(proc.reap)  # kills what is left of the group once the CLI exited
+            tg.start_soon(read_stdout)
+            with anyio.move_on_after(timeouts.CLI_PROBE):
+                await proc.wait()
+            if proc.exit_status.state == "running":
+                proc.kill_now()
+                with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
+                    await proc.wait()
+            with anyio.move_on_after(timeouts.READER_DRAIN):
+                await read.wait()  # a daemon outside the group may hold stdout open
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            if proc.exit_status.state == "running":  # cancelled from outside
+                proc.kill_now()
+                with anyio.move_on_after(timeouts.REAP_AFTER_KILL):
+                    await proc.reap()
+            proc.close_pipes()
+    words = output.decode("utf-8", "replace").split()
+    return words[0] if words and parse_version(words[0]) is not None else None

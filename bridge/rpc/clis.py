@@ -1,17 +1,13 @@
 """What the bridge knows of the CLI executables it runs: versions, capabilities, warnings.
 
-The default CLI is probed (``claude --version``) as the bridge starts, so that
-``initialize`` can name it; every other executable is probed once per file
+The default CLI is probed (:func:`bridge.duplex.probe_version`) as the bridge starts,
+so that ``initialize`` can name it; every other executable is probed once per file
 (a CLI updated in place is probed again) while its first session spawns.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import signal
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,7 +18,6 @@ from bridge.duplex.features import (
     FALLBACKS,
     MIN_CLI_VERSION,
     CliFeatures,
-    parse_version,
     version_supported,
 )
 
@@ -31,9 +26,6 @@ from . import wire
 __all__ = ["CliCatalog", "KnownCli"]
 
 log = logging.getLogger("bridge.rpc")
-
-_PROBE_SECONDS = 5.0
-"""How long ``claude --version`` may run before its process group is killed."""
 
 
 @dataclass
@@ -82,11 +74,7 @@ class CliCatalog:
         known = self._clis.get(key)
         if known is None:
             known = self._clis[key] = KnownCli()
-            try:
-                raw = await _probe_version(path)
-            except OSError:
-                raw = None
-            known.version = raw if raw is not None and parse_version(raw) is not None else None
+            known.version = await duplex.probe_version(path)
             known.probed.set()
         with anyio.move_on_after(timeouts.CLI_PROBE):
             await known.probed.wait()
@@ -133,33 +121,3 @@ class CliCatalog:
             capabilities=list(caps) if caps is not None else None,
             legacy=legacy,
         )
-
-
-async def _probe_version(path: str) -> str | None:
-    """The first word of ``path --version``, run in its own process group.
-
-    A wrapper script's children share the group: when the output ends, or after
-    ``_PROBE_SECONDS``, or if the bridge stops meanwhile, the whole group is killed.
-    """
-    process = await anyio.open_process(
-        [path, "--version"],
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    output = bytearray()
-    try:
-        assert process.stdout is not None
-        with anyio.move_on_after(_PROBE_SECONDS):
-            async for chunk in process.stdout:
-                output += chunk
-                if len(output) > 4096:
-                    break
-    finally:
-        with anyio.CancelScope(shield=True):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)  # the leader is not reaped yet
-            await process.wait()
-            await process.aclose()
-    text = output.decode("utf-8", "replace").strip()
-    return text.split()[0] if text else None
