@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 import anyio
 from anyio.abc import TaskGroup
 
+from .. import timeouts
 from .errors import DuplexError
 from .session import DuplexSession
 
@@ -154,7 +155,7 @@ class WarmPool:
                 if not spare.released.is_set():  # idle too long: reap it
                     with contextlib.suppress(ValueError):
                         self._ready.get(key, []).remove(spare)
-                    await session.close(grace=0.5)
+                    await session.close(grace=timeouts.SPARE_CLOSE_GRACE)
         except DuplexError as exc:
             log.warning("a warm spare failed to start: %s", exc)
         except Exception:
@@ -184,4 +185,4 @@ async def warm_context(session: DuplexSession) -> None:
 
 async def _close_quietly(session: DuplexSession) -> None:
     with contextlib.suppress(DuplexError):
-        await session.close(grace=0.5, kill_grace=1.0)
+        await session.close(grace=timeouts.SPARE_CLOSE_GRACE, kill_grace=timeouts.SPARE_KILL_GRACE)

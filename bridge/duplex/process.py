@@ -327,7 +327,7 @@ class CliProcess:
                 if self._pidfd is not None:
                     await anyio.wait_readable(self._pidfd)
                 else:  # no pidfd (old kernel): poll gently
-                    await anyio.sleep(0.02)
+                    await anyio.sleep(timeouts.EXIT_POLL)
         finally:
             if self._pidfd is not None:
                 os.close(self._pidfd)

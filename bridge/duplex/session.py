@@ -75,7 +75,6 @@ from .turns import MessageResult, Turn, TurnResult
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
     "MAX_QUEUED_MESSAGES",
-    "MESSAGE_TAKE_TIMEOUT",
     "CloseResult",
     "DuplexSession",
 ]
@@ -84,11 +83,6 @@ MAX_MESSAGES_PER_TURN = 32
 """Live messages one turn accepts (``send_message``)."""
 MAX_QUEUED_MESSAGES = 8
 """Live messages that may wait in the CLI's queue at once."""
-MESSAGE_TAKE_TIMEOUT = 10.0
-"""Seconds a live message may wait to be written before it is withdrawn."""
-
-_INIT_WAIT = 5.0
-"""Seconds ``interrupt(cancel_queued=True)`` waits for a running turn's ``system/init``."""
 
 
 class CloseResult(msgspec.Struct, frozen=True):
@@ -346,7 +340,7 @@ class DuplexSession:
             turn.commands[command] = "pending"
 
         written = False
-        with anyio.move_on_after(MESSAGE_TAKE_TIMEOUT):
+        with anyio.move_on_after(timeouts.MESSAGE_TAKE):
             try:
                 await self._write_user(prompt, command, precheck=still_wanted)
             except ProcessFailed as exc:
@@ -355,7 +349,7 @@ class DuplexSession:
             written = True
         if not written:
             turn.commands.pop(command, None)
-            raise NotSent(f"the CLI did not take the message within {MESSAGE_TAKE_TIMEOUT:g} s")
+            raise NotSent(f"the CLI did not take the message within {timeouts.MESSAGE_TAKE:g} s")
         return MessageResult(command)
 
     async def interrupt(self, *, cancel_queued: bool = False) -> InterruptResult:
@@ -370,7 +364,9 @@ class DuplexSession:
         turn = self._turn
         if cancel_queued:
             if self.turn_in_flight and not self._init_seen.is_set():
-                with anyio.move_on_after(_INIT_WAIT):  # the turn's init says what the CLI has
+                with anyio.move_on_after(
+                    timeouts.TURN_INIT
+                ):  # the turn's init says what the CLI has
                     await self._init_seen.wait()
             if self.features.has(CANCEL_QUEUED) is False:
                 raise Unsupported(

@@ -42,15 +42,12 @@ from .history import HistoryMethods
 from .intake import convert_params
 from .permissions import PermissionBridge, PermissionRouter
 from .permissions import decision as to_decision
-from .sessions import SEND_FLUSH_SECONDS, BridgeConfig, Entry, SessionRegistry
+from .sessions import BridgeConfig, Entry, SessionRegistry
 from .spawn import create_options
 
 __all__ = ["Bridge", "BridgeConfig"]
 
 log = logging.getLogger("bridge.rpc")
-
-_PROBE_WAIT_SECONDS = 1.0
-"""How long ``initialize`` waits for the CLI probe; later, ``cliVersion`` is null."""
 
 
 @dataclass
@@ -244,7 +241,9 @@ class Bridge:
                     self.pool.idle_timeout = warm.idle_timeout
                 self.pool.warmup = warm_context if warm.warm_context else None
                 await self._prewarm(warm.presets)
-        with anyio.move_on_after(_PROBE_WAIT_SECONDS):  # a slow CLI does not delay the answer
+        with anyio.move_on_after(
+            timeouts.INITIALIZE_CLI_PROBE
+        ):  # a slow CLI does not delay the answer
             await self.clis.default_probed.wait()
         path = self.clis.default_path
         if path is not None:
@@ -484,7 +483,7 @@ class Bridge:
         if entry.exit_reason is None and entry.session.exit_status.state == "running":
             entry.exit_reason = "closed"
         result = await entry.session.close()
-        with anyio.move_on_after(SEND_FLUSH_SECONDS):
+        with anyio.move_on_after(timeouts.TURN_EVENTS_FLUSH):
             await entry.exited_sent.wait()
         return wire.CloseResult(
             exit_status=wire_exit_status(result.exit_status),

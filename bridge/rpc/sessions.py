@@ -70,9 +70,6 @@ class BridgeConfig:
 
 _encoder = msgspec.json.Encoder()
 
-SEND_FLUSH_SECONDS = 2.0
-"""How long a turn result may wait for the turn's events to reach the client first."""
-
 
 @dataclass
 class Entry:
@@ -274,7 +271,7 @@ class SessionRegistry:
 
     async def flush(self, entry: Entry) -> None:
         """Let the turn's events reach the client before its result, within a bound."""
-        with anyio.move_on_after(SEND_FLUSH_SECONDS):
+        with anyio.move_on_after(timeouts.TURN_EVENTS_FLUSH):
             while entry.sub.pending or entry.pump_busy:
                 await entry.pump_progress.wait()
             await self._outbound.wait_written(self._outbound.enqueued)
@@ -343,7 +340,9 @@ class SessionRegistry:
             return
         result: CloseResult | None = None
         with (
-            anyio.move_on_after(self.config.close_grace + self.config.kill_grace + 1),
+            anyio.move_on_after(
+                self.config.close_grace + self.config.kill_grace + timeouts.REAP_AFTER_KILL
+            ),
             contextlib.suppress(duplex.DuplexError),
         ):
             result = await entry.session.close()  # reaps leftovers of a CLI that exited alone

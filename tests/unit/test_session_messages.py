@@ -9,7 +9,7 @@ import anyio
 import pytest
 from anyio import wait_all_tasks_blocked
 
-import bridge.duplex.session as session_module
+from bridge import timeouts
 from bridge.duplex import Allow, DuplexSession
 from bridge.duplex.control import InterruptResult
 from bridge.duplex.errors import NotSent
@@ -116,7 +116,7 @@ async def test_a_turn_takes_at_most_thirty_two_messages(options: Options) -> Non
 async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_written(
     options: Options, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_module, "MESSAGE_TAKE_TIMEOUT", 0.3)
+    monkeypatch.setattr(timeouts, "MESSAGE_TAKE", 0.3)
     written: list[bytes] = []
 
     def tap(direction: str, line: bytes) -> None:
