@@ -2,9 +2,10 @@
 
 The child is started in a new session (so its process group id is its pid) and,
 on Linux, with a parent-death signal, so it dies with the host even when the
-host is killed without a chance to clean up. Closing is a ladder: close stdin,
-wait ``grace`` seconds for the CLI to finish and exit by itself, SIGTERM the
-whole group, wait ``kill_grace``, SIGKILL the group. After the leader is reaped
+host is killed without a chance to clean up (armed by a tiny exec shim,
+:mod:`bridge.duplex._exec_shim`, not by code run between fork and exec). Closing
+is a ladder: close stdin, wait ``grace`` seconds for the CLI to finish and exit by
+itself, SIGTERM the whole group, wait ``kill_grace``, SIGKILL the group. After the leader is reaped
 the group gets one more SIGKILL, so no grandchild (an MCP server) outlives the
 session. The CLI runs each Bash tool command in a session of its own, outside
 that group, so the child is also made a *child subreaper*: orphaned
@@ -20,9 +21,9 @@ and nothing needs a thread, on asyncio and trio alike.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,17 +42,31 @@ STDERR_RING_BYTES = 64 * 1024
 _READ_CHUNK = 256 * 1024
 
 
-_PR_SET_PDEATHSIG = 1
-_PR_SET_CHILD_SUBREAPER = 36
+_EXEC_SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_exec_shim.py")
 
 
-def _child_setup() -> None:  # runs in the child between fork and exec
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        # Orphans of the CLI's descendants (a Bash tool's `cmd &`, which the CLI runs in a
-        # session of its own) are adopted by the CLI instead of init, so that closing the
-        # session can still find and kill them. The attribute survives execve.
-        _PRCTL(_PR_SET_CHILD_SUBREAPER, 1)
+def _with_child_setup(argv: Sequence[str]) -> list[str]:
+    """``argv`` run through the exec shim (:mod:`bridge.duplex._exec_shim`) where it can
+    arm the parent-death signal and the subreaper: Linux, with a Python interpreter."""
+    if not sys.platform.startswith("linux") or not sys.executable or getattr(sys, "frozen", False):
+        return list(argv)
+    return [sys.executable, "-I", "-S", _EXEC_SHIM, str(os.getpid()), *argv]
+
+
+def _resolve(program: str, env: Mapping[str, str]) -> str:
+    """The file ``program`` names, absolute (a bare name is looked up on the child's ``PATH``).
+
+    Raises :class:`CliNotFound` when it cannot be executed: the shim could only say so
+    once it runs, as an exit code."""
+    if os.sep in program:
+        found: str | None = os.path.abspath(program)
+    else:
+        found = shutil.which(program, path=env.get("PATH"))
+    if found is None or not os.path.exists(found):
+        raise CliNotFound(f"cannot execute {program}: No such file or directory", [program])
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise CliNotFound(f"cannot execute {program}: Permission denied", [program])
+    return found
 
 
 def _stat(pid: int | str, proc: str = "/proc") -> tuple[int, int, int] | None:
@@ -148,18 +163,6 @@ def _leftovers(pgid: int, strays: dict[int, int]) -> list[int]:
     return [pid for pid, (_, _, group) in table.items() if group == pgid] + victims
 
 
-def _load_prctl() -> ctypes._NamedFuncPointer | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
-
-
 class CliProcess:
     """One running CLI child with non-blocking stdin/stdout/stderr pipes."""
 
@@ -191,16 +194,16 @@ class CliProcess:
         Runs on the calling (event loop) thread on purpose: the parent-death
         signal fires when the *thread* that forked exits.
         """
+        program = _resolve(argv[0], env)
         try:
             popen = subprocess.Popen(
-                list(argv),
+                _with_child_setup([program, *argv[1:]]),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
                 env={**env, **guard.marker()},
                 start_new_session=True,
-                preexec_fn=_child_setup if _PRCTL is not None else None,
                 close_fds=True,
             )
         except FileNotFoundError as exc:
