@@ -27,7 +27,7 @@ def serve_stdio(config: AcpConfig, *, log_file: str | None = None, verbose: bool
     stdout carries ACP alone; diagnostics go to ``log_file`` and, with ``verbose``,
     to stderr (some clients treat any stderr output as an error).
     """
-    from bridge.rpc.stdio import claim_stdio
+    from bridge.jsonrpc import claim_stdio
 
     receive, send = claim_stdio()
     logger = logging.getLogger("bridge")

@@ -2,7 +2,7 @@
 
 It starts ``claude-bridge serve`` as a subprocess (or talks over any pair of
 anyio byte streams), speaks ``Content-Length`` framing (read with the bridge's
-own :class:`~bridge.rpc.framing.MessageReader`), answers server requests
+own :class:`~bridge.jsonrpc.MessageReader`), answers server requests
 (``session/requestPermission``) through a callback, and hands notifications to
 another. When the bridge's output ends, every pending request and every later
 one raises :class:`ConnectionLost`. Editors do not need it — they have their own
@@ -30,8 +30,7 @@ import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from bridge import timeouts
-
-from .framing import MessageReader
+from bridge.jsonrpc import MessageReader
 
 __all__ = ["BridgeClient", "ConnectionLost", "RemoteError"]
 

@@ -7,8 +7,8 @@ function that turns exceptions into wire errors, and what an oversize or
 unframed message is answered with. The standard error codes are
 :class:`bridge.rpc.wire.ErrorCode`'s.
 
-- Reading: :class:`~bridge.rpc.framing.MessageReader` (``Content-Length`` or NDJSON,
-  detected; a size cap; resynchronisation) and :mod:`bridge.rpc.intake` (lenient JSON).
+- Reading: :class:`~bridge.jsonrpc.MessageReader` (``Content-Length`` or NDJSON,
+  detected; a size cap; resynchronisation) and :func:`bridge.jsonrpc.decode_message` (lenient JSON).
   A client that does not read its answers is not read either (see :class:`Outbound`).
 - Writing: one writer task, :class:`~bridge.rpc.outbound.Outbound`; answers and
   notifications go out in the order they were queued.
@@ -32,9 +32,8 @@ import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from bridge import timeouts
+from bridge.jsonrpc import BadHeader, Framing, MessageReader, ParseFailure, TooLarge, decode_message
 
-from .framing import BadHeader, Framing, MessageReader, TooLarge
-from .intake import ParseFailure, decode_message
 from .outbound import Outbound
 from .wire import ErrorCode
 

@@ -31,15 +31,14 @@ from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.pool import WarmPool, warm_context
+from bridge.jsonrpc import BadHeader, TooLarge, convert_params
 
 from . import wire
 from .clis import CliCatalog
 from .endpoint import Endpoint, Request
 from .errors import RpcError, invalid_params, to_error
 from .events import to_wire, turn_result, wire_exit_status
-from .framing import BadHeader, TooLarge
 from .history import HistoryMethods
-from .intake import convert_params
 from .permissions import PermissionBridge, PermissionRouter
 from .permissions import decision as to_decision
 from .sessions import BridgeConfig, Entry, SessionRegistry

@@ -30,8 +30,9 @@ from collections.abc import Awaitable, Callable
 import anyio
 import msgspec
 
+from bridge.jsonrpc import Framing, frame
+
 from . import wire
-from .framing import Framing, frame
 
 __all__ = ["Outbound"]
 

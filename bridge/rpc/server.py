@@ -1,6 +1,6 @@
 """``claude-bridge serve``: the bridge on this process's stdin and stdout.
 
-:func:`serve_stdio` claims fds 0 and 1 for the protocol (:mod:`bridge.rpc.stdio`),
+:func:`serve_stdio` claims fds 0 and 1 for the protocol (:func:`bridge.jsonrpc.claim_stdio`),
 keeps Python warnings and logs off stderr (some clients treat stderr output as
 an error), and runs one :class:`~bridge.rpc.handlers.Bridge` until the client
 goes. The generic JSON-RPC endpoint is :mod:`bridge.rpc.endpoint`; the methods
@@ -47,7 +47,7 @@ async def _log_to_file(path: str | None, verbose: bool) -> AsyncIterator[None]:
 
 def serve_stdio(config: BridgeConfig, *, log_file: str | None = None, verbose: bool = False) -> int:
     """Run the bridge on this process's stdin/stdout; returns the exit code."""
-    from .stdio import claim_stdio
+    from bridge.jsonrpc import claim_stdio
 
     receive, send = claim_stdio()
     # Python warnings would otherwise print to stderr, which some clients treat as errors.

@@ -14,10 +14,10 @@ import msgspec
 
 from bridge import duplex
 from bridge.duplex.pool import pool_key
+from bridge.jsonrpc import find_nul
 
 from . import wire
 from .errors import RpcError, invalid_params
-from .intake import find_nul
 from .sessions import BridgeConfig
 
 __all__ = ["create_options"]

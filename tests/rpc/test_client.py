@@ -14,9 +14,8 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
+from bridge.jsonrpc import FdReceiveStream, FdSendStream, MessageReader
 from bridge.rpc.client import BridgeClient, ConnectionLost
-from bridge.rpc.framing import MessageReader
-from bridge.rpc.stdio import FdReceiveStream, FdSendStream
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
