@@ -2,8 +2,8 @@
 
 Zed, JetBrains IDEs, CodeCompanion, avante, agent-shell and ``acpx`` start an
 ACP agent as a subprocess and speak JSON-RPC 2.0 to it, one message per line on
-stdio. :func:`serve_stdio` is that agent: the JSON-RPC peer is the bridge protocol's
-generic :class:`~bridge.rpc.endpoint.Endpoint` (framing, dispatch, correlation),
+stdio. :func:`serve_stdio` is that agent: the JSON-RPC peer is the generic
+:class:`~bridge.jsonrpc.Endpoint` (framing, dispatch, correlation),
 :mod:`.agent` the ACP methods over :class:`bridge.duplex.DuplexSession`,
 :mod:`.tools` and :mod:`.content` the translations, :mod:`.wire` the message types.
 """
@@ -14,7 +14,7 @@ import logging
 
 import anyio
 
-from bridge.rpc.endpoint import Endpoint
+from bridge.jsonrpc import Endpoint
 
 from .agent import AcpAgent, AcpConfig, endpoint
 

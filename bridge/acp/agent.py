@@ -1,7 +1,8 @@
 """The ACP agent: ACP methods -> DuplexSession calls, session events -> ``session/update``.
 
 One :class:`AcpAgent` serves one client over a generic
-:class:`~bridge.rpc.endpoint.Endpoint` (the bridge protocol's own, see :func:`endpoint`).
+:class:`~bridge.jsonrpc.Endpoint` (the JSON-RPC core the bridge protocol stands on too,
+see :func:`endpoint`).
 Each ACP session is one long-lived CLI process (a warm spare when the pool has
 one). The ACP session id is the CLI's own conversation id (``--session-id``), so
 ``session/load`` and ``session/resume`` find the conversation after a restart.
@@ -36,9 +37,8 @@ from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.pool import WarmPool, pool_key, warm_context
-from bridge.rpc.endpoint import Endpoint, Reply, RpcFailure
+from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Endpoint, JsonRpcError, Reply
 from bridge.rpc.permissions import PermissionRouter
-from bridge.rpc.wire import ErrorCode
 
 from . import wire
 from .content import UnsupportedContent, to_messages_content
@@ -58,8 +58,6 @@ __all__ = ["AcpAgent", "AcpConfig", "endpoint"]
 log = logging.getLogger("bridge.acp")
 
 RESOURCE_NOT_FOUND = -32002
-INTERNAL_ERROR = ErrorCode.INTERNAL_ERROR
-INVALID_PARAMS = ErrorCode.INVALID_PARAMS
 
 _PAGE = 50
 
@@ -109,8 +107,7 @@ class AcpAgent:
             tg.cancel_scope.cancel()
 
     async def _closing(self) -> None:
-        """Input ended: questions to the client fail, every session is closed."""
-        self.endpoint.fail_requests()
+        """Input ended (questions to the client have failed): close every session."""
         assert self.pool is not None
         await self.pool.aclose()
         async with anyio.create_task_group() as closing:
@@ -143,11 +140,7 @@ class AcpAgent:
         ep.notification("session/cancel", self._on_cancel)
 
     def _on_cancel(self, params: Any) -> None:
-        try:
-            typed = _convert("session/cancel", wire.SessionParams, params)
-        except RpcFailure:
-            log.exception("notification session/cancel failed")
-            return
+        typed = _convert("session/cancel", wire.SessionParams, params)
         self.endpoint.spawn(self._cancel_logged, typed)
 
     async def _cancel_logged(self, params: wire.SessionParams) -> None:
@@ -216,7 +209,7 @@ class AcpAgent:
                 )
             )
         except history.ConversationNotFound as exc:
-            raise RpcFailure(RESOURCE_NOT_FOUND, str(exc)) from None
+            raise JsonRpcError(RESOURCE_NOT_FOUND, str(exc)) from None
         return await self._start(
             cwd, params.mcp_servers, params.additional_directories, resume=params.session_id
         )
@@ -228,7 +221,7 @@ class AcpAgent:
         try:
             return list(history.read_messages(cwd, session_id, config_dir=self._config_dir()))
         except history.ConversationNotFound as exc:
-            raise RpcFailure(RESOURCE_NOT_FOUND, str(exc)) from None
+            raise JsonRpcError(RESOURCE_NOT_FOUND, str(exc)) from None
 
     async def list_sessions(self, params: wire.ListSessionsParams) -> wire.ListSessionsResult:
         """The conversations of ``cwd`` (else of every directory a held session is in),
@@ -276,15 +269,15 @@ class AcpAgent:
     def _live(self, session_id: str) -> Live:
         live = self.sessions.get(session_id)
         if live is None:
-            raise RpcFailure(RESOURCE_NOT_FOUND, f"no session {session_id!r}")
+            raise JsonRpcError(RESOURCE_NOT_FOUND, f"no session {session_id!r}")
         return live
 
     async def _cwd(self, cwd: str) -> str:
         if not os.path.isabs(cwd):
-            raise RpcFailure(INVALID_PARAMS, f"cwd must be an absolute path, not {cwd!r}")
+            raise JsonRpcError(INVALID_PARAMS, f"cwd must be an absolute path, not {cwd!r}")
         path = anyio.Path(cwd)
         if not await path.is_dir():
-            raise RpcFailure(INVALID_PARAMS, f"cwd {cwd} is not a directory")
+            raise JsonRpcError(INVALID_PARAMS, f"cwd {cwd} is not a directory")
         return str(await path.resolve())
 
     async def _start(
@@ -323,7 +316,7 @@ class AcpAgent:
             try:
                 await self._tg.start(session.run)
             except duplex.DuplexError as exc:
-                raise RpcFailure(INTERNAL_ERROR, f"the claude CLI did not start: {exc}") from None
+                raise JsonRpcError(INTERNAL_ERROR, f"the claude CLI did not start: {exc}") from None
         session_id = resume or session.options.session_id
         assert session_id is not None
         live = Live(
@@ -364,7 +357,7 @@ class AcpAgent:
 
     async def _switch_mode(self, live: Live, mode: str) -> None:
         if mode not in {m.id for m in available_modes()}:
-            raise RpcFailure(INVALID_PARAMS, f"unknown mode {mode!r}")
+            raise JsonRpcError(INVALID_PARAMS, f"unknown mode {mode!r}")
         await live.session.set_permission_mode(mode)
         self.updates.mode_changed(live, mode)
 
@@ -374,7 +367,7 @@ class AcpAgent:
         live = self._live(params.session_id)
         value = params.value
         if not isinstance(value, str):
-            raise RpcFailure(INVALID_PARAMS, f"{params.config_id} takes a string value")
+            raise JsonRpcError(INVALID_PARAMS, f"{params.config_id} takes a string value")
         if params.config_id == "mode":
             await self._switch_mode(live, value)
         elif params.config_id == "model":
@@ -382,11 +375,11 @@ class AcpAgent:
             live.session.model = value
         elif params.config_id == "effort":
             if value not in EFFORTS:
-                raise RpcFailure(INVALID_PARAMS, f"effort must be one of {', '.join(EFFORTS)}")
+                raise JsonRpcError(INVALID_PARAMS, f"effort must be one of {', '.join(EFFORTS)}")
             await live.session.control("apply_flag_settings", {"settings": {"effortLevel": value}})
             live.effort = value
         else:
-            raise RpcFailure(INVALID_PARAMS, f"unknown config option {params.config_id!r}")
+            raise JsonRpcError(INVALID_PARAMS, f"unknown config option {params.config_id!r}")
         options = config_options(live)
         if params.config_id == "mode":  # _mode_changed has sent the updates
             return Reply(wire.ConfigOptionsResult(options))
@@ -405,7 +398,7 @@ class AcpAgent:
         try:
             content = to_messages_content(params.prompt)
         except UnsupportedContent as exc:
-            raise RpcFailure(INVALID_PARAMS, str(exc)) from None
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
         session = live.session
         try:
             if session.turn_in_flight:
@@ -415,7 +408,7 @@ class AcpAgent:
                 live.cancelled = False
                 result = await session.send(content)
         except duplex.DuplexError as exc:
-            raise RpcFailure(INTERNAL_ERROR, str(exc)) from None
+            raise JsonRpcError(INTERNAL_ERROR, str(exc)) from None
         assert result is not None
         await self._drain(live)
         assert self._tg is not None
@@ -423,7 +416,7 @@ class AcpAgent:
         if live.cancelled or result.interrupted:
             return wire.PromptResult("cancelled")
         if result.is_error and result.api_error_status is not None:
-            raise RpcFailure(INTERNAL_ERROR, f"the model request failed: {result.text}")
+            raise JsonRpcError(INTERNAL_ERROR, f"the model request failed: {result.text}")
         return wire.PromptResult(_stop_reason(result), _usage(result.usage))
 
     async def cancel(self, params: wire.SessionParams) -> None:
@@ -470,7 +463,7 @@ def _convert(method: str, spec: type[Any], params: Any) -> Any:
     try:
         return msgspec.convert({} if params is None else params, spec)
     except msgspec.ValidationError as exc:
-        raise RpcFailure(INVALID_PARAMS, f"invalid params for {method}: {exc}") from None
+        raise JsonRpcError(INVALID_PARAMS, f"invalid params for {method}: {exc}") from None
 
 
 def _mcp_config(servers: list[wire.McpServer]) -> dict[str, Any]:
@@ -491,7 +484,7 @@ def _mcp_config(servers: list[wire.McpServer]) -> dict[str, Any]:
                 "env": {e.name: e.value for e in server.env},
             }
         else:
-            raise RpcFailure(INVALID_PARAMS, f"MCP server {server.name!r} has no command or url")
+            raise JsonRpcError(INVALID_PARAMS, f"MCP server {server.name!r} has no command or url")
     return {"mcpServers": config}
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 
 from bridge import duplex
-from bridge.rpc.endpoint import Endpoint, RemoteError
+from bridge.jsonrpc import Endpoint, JsonRpcError
 from bridge.rpc.permissions import PermissionRouter
 
 from . import tools, wire
@@ -43,7 +43,7 @@ class Permissions:
         answer denies it, saying so to the model)."""
         try:
             return await self._decide(live, request)
-        except RemoteError as exc:
+        except JsonRpcError as exc:
             log.info("session %s: permission request failed: %s", live.id, exc)
             return duplex.Deny(
                 message=f"{request.tool_name} was denied: the client could not be asked "
@@ -111,7 +111,8 @@ class Permissions:
 
     async def _ask(self, live: Live, request_id: str, method: str, params: Any) -> Any:
         """Call the client; None when ``session/cancel`` resolved the question first.
-        Raises :class:`RemoteError` when the client answered with an error."""
+        Raises :class:`~bridge.jsonrpc.JsonRpcError` when the client answered with an error
+        (:class:`~bridge.jsonrpc.ConnectionClosed` when it is gone)."""
         with anyio.CancelScope() as scope:
             live.asking[request_id] = scope
             try:

@@ -25,7 +25,7 @@ from bridge.duplex.frames import (
     UserFrame,
 )
 from bridge.duplex.subscriptions import Event, Lagged
-from bridge.rpc.endpoint import Endpoint
+from bridge.jsonrpc import Endpoint
 
 from . import tools, wire
 

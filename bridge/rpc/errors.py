@@ -1,10 +1,12 @@
 """The single boundary where exceptions become JSON-RPC errors.
 
-Handlers raise library errors (``bridge.duplex`` types) or :class:`RpcError`, and
-the endpoint its refusals (:class:`~bridge.rpc.endpoint.RpcFailure`);
-:func:`to_error` turns any of them into a wire error object with a documented
-code, a message a person can act on, and structured ``data``. Nothing else in
-the bridge builds error objects, and no traceback ever reaches the client.
+Handlers raise library errors (``bridge.duplex`` types) or
+:class:`~bridge.jsonrpc.JsonRpcError` (with a :class:`wire.ErrorData
+<bridge.rpc.wire.ErrorData>`, or none: then one naming the code's kind), and so do
+the endpoint's refusals; :func:`to_error` turns any of them into a wire error object
+with a documented code, a message a person can act on, and structured ``data``.
+Nothing else in the bridge builds error objects, and no traceback ever reaches the
+client.
 """
 
 from __future__ import annotations
@@ -26,37 +28,26 @@ from bridge.duplex.errors import (
     UnknownRequest,
     Unsupported,
 )
+from bridge.jsonrpc import JsonRpcError
 
 from . import wire
-from .endpoint import RpcFailure
 from .events import wire_exit_status
 
-__all__ = ["RpcError", "invalid_params", "to_error"]
+__all__ = ["invalid_params", "to_error"]
 
 _PATH = re.compile(r"(?:at|in) `(\$[^`]*)`")
-
-
-class RpcError(RpcFailure):
-    """An error to answer with: code, message and optional data."""
-
-    data: wire.ErrorData
-
-    def __init__(self, code: int, message: str, data: wire.ErrorData | None = None) -> None:
-        super().__init__(
-            code, message, data if data is not None else wire.ErrorData(kind=_kind(code))
-        )
 
 
 def _kind(code: int) -> str:
     return wire.ERRORS.get(code, ("Error", ""))[0]
 
 
-def invalid_params(method: str, exc: msgspec.ValidationError | str) -> RpcError:
+def invalid_params(method: str, exc: msgspec.ValidationError | str) -> JsonRpcError:
     """InvalidParams for ``method``, naming the offending field when known."""
     text = str(exc)
     match = _PATH.search(text)
     path = match.group(1) if match else None
-    return RpcError(
+    return JsonRpcError(
         wire.ErrorCode.INVALID_PARAMS,
         f"invalid params for {method}: {text}",
         wire.ErrorData(kind="InvalidParams", path=path),
@@ -82,25 +73,20 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
 
 def to_error(exc: BaseException) -> dict[str, Any]:
     """The JSON-RPC ``error`` object for ``exc``."""
-    if isinstance(exc, RpcError):
+    if isinstance(exc, JsonRpcError):
         err = exc
-    elif isinstance(exc, RpcFailure):  # the endpoint's own refusals
-        err = RpcError(exc.code, exc.message)
     elif isinstance(exc, duplex.DuplexError):
         err = _from_library(exc)
     else:
-        err = RpcError(
+        err = JsonRpcError(
             wire.ErrorCode.INTERNAL_ERROR,
             f"internal error: {type(exc).__name__}: {exc}",
         )
-    return {
-        "code": err.code,
-        "message": err.message,
-        "data": msgspec.to_builtins(err.data),
-    }
+    data = err.data if err.data is not None else wire.ErrorData(kind=_kind(err.code))
+    return {"code": err.code, "message": err.message, "data": msgspec.to_builtins(data)}
 
 
-def _from_library(exc: duplex.DuplexError) -> RpcError:
+def _from_library(exc: duplex.DuplexError) -> JsonRpcError:
     code = wire.ErrorCode.INTERNAL_ERROR
     for cls in type(exc).__mro__:
         if cls in _LIBRARY:
@@ -119,4 +105,4 @@ def _from_library(exc: duplex.DuplexError) -> RpcError:
         data.claude_session_id = exc.claude_session_id
     elif isinstance(exc, Unsupported):
         data.capability = exc.capability
-    return RpcError(code, str(exc), data)
+    return JsonRpcError(code, str(exc), data)

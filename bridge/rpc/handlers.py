@@ -1,7 +1,7 @@
 """The bridge's methods: lifecycle and the session methods of the schema.
 
 One :class:`Bridge` serves one client over a generic
-:class:`~bridge.rpc.endpoint.Endpoint`: ``initialize`` (the client says whether
+:class:`~bridge.jsonrpc.Endpoint`: ``initialize`` (the client says whether
 it answers permission prompts), any session traffic, ``shutdown`` (every session
 closed and reaped), ``exit``. End of input, ``exit`` without ``shutdown``, or
 SIGTERM close every session (grace ``shutdown_grace``, then the process groups
@@ -31,12 +31,12 @@ from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.pool import WarmPool, warm_context
-from bridge.jsonrpc import BadHeader, TooLarge, convert_params
+from bridge.jsonrpc import BadHeader, Endpoint, JsonRpcError, Request, TooLarge, convert_params
 
 from . import wire
 from .clis import CliCatalog
-from .endpoint import Endpoint, Request
-from .errors import RpcError, invalid_params, to_error
+from .errors import invalid_params, to_error
+from .event_queue import EventQueue
 from .events import to_wire, turn_result, wire_exit_status
 from .history import HistoryMethods
 from .permissions import PermissionBridge, PermissionRouter
@@ -75,16 +75,19 @@ class Bridge:
             max_queued_events=self.config.max_queued_events,
             max_unwritten_bytes=self.config.max_unwritten_bytes,
             error=to_error,
-            expected=(RpcError, duplex.DuplexError),
+            expected=(JsonRpcError, duplex.DuplexError),
             too_large=_too_large,
             bad_header=_bad_header,
+            gate=self._gate,
+            on_request=self._on_request,
         )
+        self.events = EventQueue(self.endpoint.outbound)
         self.clis = CliCatalog(self.config.claude_path, self.log_message)
         self.sessions = SessionRegistry(
-            self.config, self.endpoint.outbound, self.clis, self.notify, self.log_message
+            self.config, self.events, self.clis, self.notify, self.log_message
         )
         self.sessions.on_retire = _unbind
-        self.permissions = PermissionBridge(self.endpoint)
+        self.permissions = PermissionBridge(self.endpoint, self.events)
         self.history = HistoryMethods(self.sessions, self.config.base_env)
         self.exit_code = 0
         self._tg: anyio.abc.TaskGroup | None = None
@@ -162,20 +165,18 @@ class Bridge:
             spec = wire.METHODS_BY_NAME[name]
             assert spec.kind == "request"
             self.endpoint.method(name, handler, functools.partial(self._params, spec))
-        self.endpoint.gate = self._gate
-        self.endpoint.on_request = self._on_request
         self.endpoint.notification("exit", self._on_exit)
         self.endpoint.notification("$/cancelRequest", self._on_cancel)
         # initialized, $/setTrace and unknown notifications need no answer.
 
     def _gate(self, method: str, known: bool) -> BaseException | None:
         if self._shutdown_requested:
-            return RpcError(
+            return JsonRpcError(
                 wire.ErrorCode.INVALID_REQUEST,
                 f"{method} refused: the bridge is shutting down (only `exit` is accepted)",
             )
         if known and not self._initialized and method != "initialize":
-            return RpcError(
+            return JsonRpcError(
                 wire.ErrorCode.SERVER_NOT_INITIALIZED,
                 f"{method} refused: send `initialize` first",
             )
@@ -382,7 +383,7 @@ class Bridge:
                 _, _, options, key = await create_options(
                     preset, self.config, self.permissions.router()
                 )
-            except (RpcError, duplex.DuplexError) as exc:
+            except (JsonRpcError, duplex.DuplexError) as exc:
                 self.log_message(2, f"warm pool preset ignored: {exc}")
                 continue
             self.pool.replenish(key, functools.partial(self._spare, options))
@@ -498,10 +499,11 @@ class Bridge:
             while batch := await anyio.to_thread.run_sync(take):
                 for frame in batch:
                     for event in to_wire(frame):
-                        await self.endpoint.outbound.put_event(entry.id, event, replay=True)
+                        await self.events.put_event(entry.id, event, replay=True)
         finally:
             frames.close()  # type: ignore[attr-defined]
-        await self.endpoint.outbound.wait_written(self.endpoint.outbound.enqueued)
+        outbound = self.endpoint.outbound
+        await outbound.wait_written(outbound.enqueued)
 
 
 def _conversation(session: duplex.DuplexSession, budget: float | None) -> duplex.Conversation:
@@ -522,16 +524,16 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _too_large(message: TooLarge) -> RpcError:
-    return RpcError(
+def _too_large(message: TooLarge) -> JsonRpcError:
+    return JsonRpcError(
         wire.ErrorCode.MESSAGE_TOO_LARGE,
         f"message of {message.size} bytes exceeds the limit of {message.limit} "
         "bytes (--max-message-bytes); it was skipped",
     )
 
 
-def _bad_header(message: BadHeader) -> RpcError:
-    return RpcError(wire.ErrorCode.PARSE_ERROR, f"bad message header: {message.detail}")
+def _bad_header(message: BadHeader) -> JsonRpcError:
+    return JsonRpcError(wire.ErrorCode.PARSE_ERROR, f"bad message header: {message.detail}")
 
 
 def _unbind(entry: Entry) -> None:

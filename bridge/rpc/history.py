@@ -15,9 +15,10 @@ from pathlib import Path
 import anyio
 
 from bridge.duplex import history
+from bridge.jsonrpc import JsonRpcError
 
 from . import wire
-from .errors import RpcError, invalid_params
+from .errors import invalid_params
 from .events import to_wire
 from .sessions import SessionRegistry
 
@@ -99,7 +100,7 @@ class HistoryMethods:
         """``session/deleteHistory``: refused while a live session holds the conversation."""
         holder = self._sessions.live_conversations().get(params.claude_session_id)
         if holder is not None:
-            raise RpcError(
+            raise JsonRpcError(
                 wire.ErrorCode.CONVERSATION_IN_USE,
                 f"conversation {params.claude_session_id} is held by live session {holder}: "
                 "close that session first",

@@ -17,9 +17,10 @@ import anyio
 import msgspec
 
 from bridge import duplex
+from bridge.jsonrpc import Endpoint
 
 from . import wire
-from .endpoint import Endpoint
+from .event_queue import EventQueue
 
 if TYPE_CHECKING:
     from .sessions import Entry
@@ -57,8 +58,9 @@ class PermissionRouter(Generic[S]):
 class PermissionBridge:
     """Asks the client (or denies for it) whether a tool may run."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, events: EventQueue) -> None:
         self._endpoint = endpoint
+        self._events = events
         self.client_permissions = False
         """The client answers ``session/requestPermission`` (from ``initialize``)."""
         self.permission_timeout: float | None = None
@@ -125,7 +127,7 @@ class PermissionBridge:
     async def _auto_deny(
         self, entry: Entry, request: duplex.PermissionRequest, message: str
     ) -> duplex.Deny:
-        await self._endpoint.outbound.put_event(
+        await self._events.put_event(
             entry.id,
             wire.PermissionDeniedEvent(
                 request_id=request.request_id, tool_name=request.tool_name, message=message

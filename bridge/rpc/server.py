@@ -3,7 +3,7 @@
 :func:`serve_stdio` claims fds 0 and 1 for the protocol (:func:`bridge.jsonrpc.claim_stdio`),
 keeps Python warnings and logs off stderr (some clients treat stderr output as
 an error), and runs one :class:`~bridge.rpc.handlers.Bridge` until the client
-goes. The generic JSON-RPC endpoint is :mod:`bridge.rpc.endpoint`; the methods
+goes. The generic JSON-RPC endpoint is :class:`bridge.jsonrpc.Endpoint`; the methods
 :mod:`bridge.rpc.handlers`; the sessions :mod:`bridge.rpc.sessions`; permission
 prompts :mod:`bridge.rpc.permissions`.
 """

@@ -28,12 +28,12 @@ from bridge.duplex.features import writes_transcript_behind
 from bridge.duplex.frames import SystemInit
 from bridge.duplex.session import CloseResult
 from bridge.duplex.subscriptions import SessionExited
+from bridge.jsonrpc import JsonRpcError
 
 from . import wire
 from .clis import CliCatalog, KnownCli
-from .errors import RpcError
+from .event_queue import EventQueue
 from .events import to_wire, wire_exit_status
-from .outbound import Outbound
 
 __all__ = ["BridgeConfig", "Entry", "SessionRegistry", "Tombstone"]
 
@@ -48,7 +48,8 @@ class BridgeConfig:
     max_message_bytes: int = 64 * 1024 * 1024
     max_queued_events: int = 4096
     max_unwritten_bytes: int = 4 << 20
-    """Answers waiting for the client beyond which input is not read (see Outbound)."""
+    """Bytes of answers waiting for the client beyond which its input is not read
+    (:class:`bridge.jsonrpc.Outbound`)."""
     keep_closed: int = 256
     """Closed sessions still answering ``session/status`` (the oldest is forgotten first)."""
     keep_closed_seconds: float = 600.0
@@ -123,7 +124,7 @@ class SessionRegistry:
     def __init__(
         self,
         config: BridgeConfig,
-        outbound: Outbound,
+        events: EventQueue,
         clis: CliCatalog,
         notify: Callable[[str, Any], None],
         log_message: Callable[[int, str], None],
@@ -131,7 +132,7 @@ class SessionRegistry:
         self.config = config
         self.live: dict[str, Entry] = {}
         self._tombstones: collections.OrderedDict[str, Tombstone] = collections.OrderedDict()
-        self._outbound = outbound
+        self._events = events
         self._clis = clis
         self._notify = notify
         self._log_message = log_message
@@ -151,7 +152,7 @@ class SessionRegistry:
         if entry is None and self.tombstone(session_id) is not None:
             raise duplex.SessionClosed(f"session {session_id} is closed")
         if entry is None:
-            raise RpcError(
+            raise JsonRpcError(
                 wire.ErrorCode.SESSION_NOT_FOUND,
                 f"no session with id {session_id!r} (session/list shows the sessions)",
                 wire.ErrorData(kind="SessionNotFound", session_id=session_id),
@@ -251,7 +252,7 @@ class SessionRegistry:
                     entry.cli.seen = entry.session.features  # for the next sessions' create
                 entry.pump_busy = True
                 for event in to_wire(item):
-                    await self._outbound.put_event(entry.id, event)
+                    await self._events.put_event(entry.id, event)
                     if entry.progress_token is not None and isinstance(event, wire.ToolUseEvent):
                         self._notify(
                             "$/progress",
@@ -274,7 +275,8 @@ class SessionRegistry:
         with anyio.move_on_after(timeouts.TURN_EVENTS_FLUSH):
             while entry.sub.pending or entry.pump_busy:
                 await entry.pump_progress.wait()
-            await self._outbound.wait_written(self._outbound.enqueued)
+            outbound = self._events.outbound
+            await outbound.wait_written(outbound.enqueued)
 
     async def close_all(self, reason: str, grace: float) -> None:
         """Close every running session (``reason`` for its exit notice) and wait for the
@@ -328,7 +330,7 @@ class SessionRegistry:
             error=str(failure) if failure is not None else None,
         )
         body = _encoder.encode({"jsonrpc": "2.0", "method": "session/exited", "params": params})
-        await self._outbound.put_ordered(entry.id, body)
+        await self._events.put_ordered(entry.id, body)
         entry.exited_sent.set()
 
     async def _retire(self, entry: Entry) -> None:
@@ -360,13 +362,13 @@ class SessionRegistry:
             self._tombstones[entry.id] = Tombstone(status, closed, expires)
             while len(self._tombstones) > self.config.keep_closed:
                 self._tombstones.popitem(last=False)
-        target = self._outbound.enqueued
+        target = self._events.outbound.enqueued
         assert self.tg is not None
         self.tg.start_soon(self._forget_when_written, entry.id, target)
 
     async def _forget_when_written(self, session_id: str, target: int) -> None:
-        await self._outbound.wait_written(target)
-        self._outbound.forget(session_id)
+        await self._events.outbound.wait_written(target)
+        self._events.forget(session_id)
 
 
 def claude_id(session: duplex.DuplexSession) -> str | None:

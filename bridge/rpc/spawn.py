@@ -14,10 +14,10 @@ import msgspec
 
 from bridge import duplex
 from bridge.duplex.pool import pool_key
-from bridge.jsonrpc import find_nul
+from bridge.jsonrpc import JsonRpcError, find_nul
 
 from . import wire
-from .errors import RpcError, invalid_params
+from .errors import invalid_params
 from .sessions import BridgeConfig
 
 __all__ = ["create_options"]
@@ -32,7 +32,7 @@ async def create_options(
     except RecursionError:
         raise invalid_params("session/create", "params nested too deeply") from None
     if nul is not None:
-        raise RpcError(
+        raise JsonRpcError(
             wire.ErrorCode.INVALID_PARAMS,
             f"invalid params for session/create: a NUL character at `{nul}`",
             wire.ErrorData(kind="InvalidParams", path=nul),
@@ -42,13 +42,13 @@ async def create_options(
         cwd = str(await path.absolute())
         is_dir = await path.is_dir()
     except (OSError, RuntimeError) as exc:  # a name too long, no home to expand
-        raise RpcError(
+        raise JsonRpcError(
             wire.ErrorCode.INVALID_PARAMS,
             f"invalid params for session/create: cwd is unusable: {exc}",
             wire.ErrorData(kind="InvalidParams", path="$.cwd"),
         ) from None
     if not is_dir:
-        raise RpcError(
+        raise JsonRpcError(
             wire.ErrorCode.INVALID_PARAMS,
             f"invalid params for session/create: cwd {cwd} is not a directory",
             wire.ErrorData(kind="InvalidParams", path="$.cwd"),

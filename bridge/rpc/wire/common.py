@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from bridge import jsonrpc
+
 __all__ = [
     "ERRORS",
     "PERMISSION_MODES",
@@ -58,12 +60,13 @@ class ErrorCode:
     """JSON-RPC error codes the bridge returns. The standard codes keep their JSON-RPC
     meaning; the bridge's own codes lie in -31099..-31001, outside the reserved ranges."""
 
-    PARSE_ERROR = -32700
-    INVALID_REQUEST = -32600
-    METHOD_NOT_FOUND = -32601
-    INVALID_PARAMS = -32602
-    INTERNAL_ERROR = -32603
-    REQUEST_CANCELLED = -32800
+    # The standard codes are the JSON-RPC core's (bridge.jsonrpc), not copies of them.
+    PARSE_ERROR = jsonrpc.PARSE_ERROR
+    INVALID_REQUEST = jsonrpc.INVALID_REQUEST
+    METHOD_NOT_FOUND = jsonrpc.METHOD_NOT_FOUND
+    INVALID_PARAMS = jsonrpc.INVALID_PARAMS
+    INTERNAL_ERROR = jsonrpc.INTERNAL_ERROR
+    REQUEST_CANCELLED = jsonrpc.REQUEST_CANCELLED
     SESSION_NOT_FOUND = -31001
     TURN_IN_FLIGHT = -31002
     SESSION_CLOSED = -31003
@@ -80,7 +83,7 @@ class ErrorCode:
     CONVERSATION_IN_USE = -31014
     UNSUPPORTED = -31015
     SERVER_NOT_INITIALIZED = -32002
-    CONNECTION_CLOSED = -32099
+    CONNECTION_CLOSED = jsonrpc.CONNECTION_CLOSED
 
 
 ERRORS: dict[int, tuple[str, str]] = {

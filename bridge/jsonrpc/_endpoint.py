@@ -1,21 +1,25 @@
-"""A generic JSON-RPC 2.0 endpoint: framing, dispatch, correlation, cancellation.
+"""A JSON-RPC 2.0 endpoint: dispatch, correlation, cancellation, one error boundary.
 
-It knows no sessions and no wire dialect: both the bridge protocol
-(:mod:`bridge.rpc.handlers`) and ACP (:mod:`bridge.acp`) are served by one
-:class:`Endpoint` each, and differ only in the methods they register, the
-function that turns exceptions into wire errors, and what an oversize or
-unframed message is answered with. The standard error codes are
-:class:`bridge.rpc.wire.ErrorCode`'s.
+It knows no sessions and no wire dialect: the bridge protocol (:mod:`bridge.rpc`) and
+ACP (:mod:`bridge.acp`) are served by one :class:`Endpoint` each, and the bridge's
+Python client talks through one; they differ only in the methods they register, the
+function that turns exceptions into wire errors, the rules that refuse a request
+before it runs (``gate``), and what an oversize or unframed message is answered with.
 
 - Reading: :class:`~bridge.jsonrpc.MessageReader` (``Content-Length`` or NDJSON,
-  detected; a size cap; resynchronisation) and :func:`bridge.jsonrpc.decode_message` (lenient JSON).
-  A client that does not read its answers is not read either (see :class:`Outbound`).
-- Writing: one writer task, :class:`~bridge.rpc.outbound.Outbound`; answers and
+  detected; a size cap; resynchronisation) and :func:`~bridge.jsonrpc.decode_message`
+  (lenient JSON). A peer that does not read its answers is not read either
+  (:meth:`Outbound.wait_for_room <bridge.jsonrpc.Outbound.wait_for_room>`).
+- Writing: one writer task, :class:`~bridge.jsonrpc.Outbound`; answers and
   notifications go out in the order they were queued.
 - Requests of the peer each run in their own task and cancel scope; a request is
   registered as soon as it is read, so a cancel read right after it finds it.
+  Notifications are handled at once, in the order they are read; a handler of either
+  that raises is contained (answered, or logged) and never ends the read loop.
 - Requests of ours (:meth:`Endpoint.request`) are correlated with their responses
-  by id; a cancelled wait tells the peer with a cancel notification when asked to.
+  by id; a cancelled wait tells the peer with a cancel notification when asked to;
+  when the peer's input ends, every one still waiting (and every later one) raises
+  :class:`~bridge.jsonrpc.ConnectionClosed`.
 """
 
 from __future__ import annotations
@@ -32,53 +36,23 @@ import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from bridge import timeouts
-from bridge.jsonrpc import BadHeader, Framing, MessageReader, ParseFailure, TooLarge, decode_message
 
-from .outbound import Outbound
-from .wire import ErrorCode
+from ._errors import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    ConnectionClosed,
+    JsonRpcError,
+)
+from ._framing import BadHeader, Framing, MessageReader, TooLarge
+from ._intake import ParseFailure, decode_message
+from ._outbound import Outbound
 
-__all__ = [
-    "Endpoint",
-    "RemoteError",
-    "Reply",
-    "Request",
-    "RpcFailure",
-]
+__all__ = ["Endpoint", "Reply", "Request"]
 
-log = logging.getLogger("bridge.rpc")
-
-PARSE_ERROR, INVALID_REQUEST = ErrorCode.PARSE_ERROR, ErrorCode.INVALID_REQUEST
-METHOD_NOT_FOUND, INTERNAL_ERROR = ErrorCode.METHOD_NOT_FOUND, ErrorCode.INTERNAL_ERROR
-
-_STANDARD_MESSAGES = {
-    METHOD_NOT_FOUND: "Method Not Found",
-    INVALID_REQUEST: "Invalid Request",
-    ErrorCode.REQUEST_CANCELLED: "Request Cancelled",
-    PARSE_ERROR: "Parse Error",
-    INTERNAL_ERROR: "Internal Error",
-    ErrorCode.INVALID_PARAMS: "Invalid Params",
-}
-"""What an error without a message says (as a pygls client reports it)."""
-
-
-class RpcFailure(Exception):
-    """Raised by a handler (or the endpoint): answered as an error with this code."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-class RemoteError(Exception):
-    """The peer answered one of our requests with an error (or went away)."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message or _STANDARD_MESSAGES.get(code, ""))
-        self.code = code
-        self.message = message
-        self.data = data
+log = logging.getLogger("bridge.jsonrpc")
 
 
 @dataclass
@@ -104,6 +78,7 @@ class Request:
 Handler = Callable[[Any], Awaitable[Any]]
 Convert = Callable[[Any], Any]
 ErrorObject = Callable[[BaseException], dict[str, Any]]
+Gate = Callable[[str, bool], BaseException | None]
 
 _CURRENT: contextvars.ContextVar[Request | None] = contextvars.ContextVar(
     "bridge_request", default=None
@@ -111,16 +86,13 @@ _CURRENT: contextvars.ContextVar[Request | None] = contextvars.ContextVar(
 
 
 def _standard_error(exc: BaseException) -> dict[str, Any]:
-    if isinstance(exc, RpcFailure):
-        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
-        if exc.data is not None:
-            error["data"] = exc.data
-        return error
+    if isinstance(exc, JsonRpcError):
+        return exc.to_dict()
     return {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
 
 
 def _too_large(message: TooLarge) -> BaseException:
-    return RpcFailure(
+    return JsonRpcError(
         INVALID_REQUEST,
         f"message of {message.size} bytes exceeds the limit of {message.limit} bytes; "
         "it was skipped",
@@ -128,7 +100,7 @@ def _too_large(message: TooLarge) -> BaseException:
 
 
 def _bad_header(message: BadHeader) -> BaseException:
-    return RpcFailure(PARSE_ERROR, f"bad message: {message.detail}")
+    return JsonRpcError(PARSE_ERROR, f"bad message: {message.detail}")
 
 
 class _Waiter:
@@ -142,11 +114,15 @@ class _Waiter:
 class Endpoint:
     """One JSON-RPC connection over a byte stream pair: serve it with :meth:`serve`.
 
-    ``error`` is the single exception-to-wire boundary (default: :class:`RpcFailure`
-    as it is, anything else an internal error); ``expected`` are the exception types
-    a handler raises on purpose (not logged with a traceback). ``too_large`` and
-    ``bad_header`` say what an oversize or unframed message is answered with.
-    ``framing`` fixes the output framing (default: the client's).
+    ``error`` is the single exception-to-wire boundary (default: a
+    :class:`~bridge.jsonrpc.JsonRpcError` as it is, anything else an internal error);
+    ``expected`` are the exception types a handler raises on purpose (not logged with a
+    traceback). ``too_large`` and ``bad_header`` say what an oversize or unframed
+    message is answered with. ``framing`` fixes the output framing (default: the
+    peer's). ``gate`` is called for each request before it is looked up (with whether
+    its method is known): an exception it returns refuses the request (a lifecycle
+    rule of the owner). ``on_request`` is called when a request is accepted, before
+    its task runs.
     """
 
     def __init__(
@@ -158,14 +134,20 @@ class Endpoint:
         max_queued_events: int = 4096,
         max_unwritten_bytes: int = 4 << 20,
         error: ErrorObject = _standard_error,
-        expected: tuple[type[BaseException], ...] = (RpcFailure,),
+        expected: tuple[type[BaseException], ...] = (JsonRpcError,),
         too_large: Callable[[TooLarge], BaseException] = _too_large,
         bad_header: Callable[[BadHeader], BaseException] = _bad_header,
         framing: Framing | None = None,
         stop_when_output_breaks: bool = False,
+        gate: Gate | None = None,
+        on_request: Callable[[Request], None] | None = None,
     ) -> None:
         self.reader = MessageReader(receive, max_message_bytes)
-        self.outbound = Outbound(send.send, max_queued_events, max_unwritten_bytes)
+        self.outbound = Outbound(
+            send.send,
+            max_queued_events=max_queued_events,
+            max_unwritten_bytes=max_unwritten_bytes,
+        )
         if framing is not None:
             self.outbound.framing = framing
         self._fixed_framing = framing is not None
@@ -183,11 +165,8 @@ class Endpoint:
         self._tg: TaskGroup | None = None
         self._read_scope = anyio.CancelScope()
         self._idle = anyio.Event()
-        self.gate: Callable[[str, bool], BaseException | None] | None = None
-        """Called for each request before it is looked up (with whether it is known):
-        an exception refuses it (a lifecycle rule of the owner)."""
-        self.on_request: Callable[[Request], None] | None = None
-        """Called when a request is accepted, before its task runs."""
+        self._gate = gate
+        self._on_accepted = on_request
         self._gone = False
         self.closed = False
         """True once input ended (or :meth:`stop`)."""
@@ -205,8 +184,9 @@ class Endpoint:
     # ------------------------------------------------------------------ running
 
     async def serve(self, closing: Callable[[], Awaitable[None]] | None = None) -> None:
-        """Read and dispatch until end of input or :meth:`stop`; then ``closing`` runs,
-        requests still being handled get a moment to answer, and queued answers go out."""
+        """Read and dispatch until end of input or :meth:`stop`; then requests of ours
+        fail with :class:`~bridge.jsonrpc.ConnectionClosed`, ``closing`` runs, requests
+        still being handled get a moment to answer, and queued answers go out."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._write_loop)
@@ -216,6 +196,7 @@ class Endpoint:
             finally:
                 with anyio.CancelScope(shield=True):
                     self.closed = True
+                    self._fail_requests()
                     if closing is not None:
                         await closing()
                     with anyio.move_on_after(timeouts.INFLIGHT_SETTLE):
@@ -265,25 +246,25 @@ class Endpoint:
         try:
             message = decode_message(body)
         except ParseFailure as exc:
-            self.reply_error(None, RpcFailure(PARSE_ERROR, f"parse error: {exc}"))
+            self.reply_error(None, JsonRpcError(PARSE_ERROR, f"parse error: {exc}"))
             return
         if isinstance(message, list):
             self.reply_error(
                 None,
-                RpcFailure(
+                JsonRpcError(
                     INVALID_REQUEST, "batch requests are not supported: send one message at a time"
                 ),
             )
             return
         if not isinstance(message, dict):
-            self.reply_error(None, RpcFailure(INVALID_REQUEST, "a message must be a JSON object"))
+            self.reply_error(None, JsonRpcError(INVALID_REQUEST, "a message must be a JSON object"))
             return
         msg_id = message.get("id")
         valid_id = isinstance(msg_id, int | str) and not isinstance(msg_id, bool)
         if message.get("jsonrpc") != "2.0":
             self.reply_error(
                 msg_id if valid_id else None,
-                RpcFailure(INVALID_REQUEST, 'the message needs "jsonrpc": "2.0"'),
+                JsonRpcError(INVALID_REQUEST, 'the message needs "jsonrpc": "2.0"'),
             )
             return
         if "method" in message:
@@ -291,17 +272,15 @@ class Endpoint:
             if not isinstance(method, str):
                 self.reply_error(
                     msg_id if valid_id else None,
-                    RpcFailure(INVALID_REQUEST, "method must be a string"),
+                    JsonRpcError(INVALID_REQUEST, "method must be a string"),
                 )
                 return
             params = message.get("params")
             if "id" not in message:
-                handler = self._notifications.get(method)
-                if handler is not None:
-                    handler(params)
+                self._on_notification(method, params)
             elif not valid_id:
                 self.reply_error(
-                    None, RpcFailure(INVALID_REQUEST, "id must be a string or an integer")
+                    None, JsonRpcError(INVALID_REQUEST, "id must be a string or an integer")
                 )
             else:
                 assert isinstance(msg_id, int | str)
@@ -311,26 +290,35 @@ class Endpoint:
         else:
             self.reply_error(
                 msg_id if valid_id else None,
-                RpcFailure(
+                JsonRpcError(
                     INVALID_REQUEST,
                     "not a request, notification or response (no method, result or error)",
                 ),
             )
 
+    def _on_notification(self, method: str, params: Any) -> None:
+        handler = self._notifications.get(method)
+        if handler is None:
+            return
+        try:
+            handler(params)
+        except Exception:  # contained like a request's: the read loop goes on
+            log.exception("notification %s failed", method)
+
     def _on_request(self, msg_id: int | str, method: str, params: Any) -> None:
         if msg_id in self._inflight:
             self.reply_error(
                 msg_id,
-                RpcFailure(INVALID_REQUEST, f"a request with id {msg_id!r} is still running"),
+                JsonRpcError(INVALID_REQUEST, f"a request with id {msg_id!r} is still running"),
             )
             return
         entry = self._methods.get(method)
-        refusal = self.gate(method, entry is not None) if self.gate is not None else None
+        refusal = self._gate(method, entry is not None) if self._gate is not None else None
         if refusal is not None:
             self.reply_error(msg_id, refusal)
             return
         if entry is None:
-            self.reply_error(msg_id, RpcFailure(METHOD_NOT_FOUND, f"method not found: {method}"))
+            self.reply_error(msg_id, JsonRpcError(METHOD_NOT_FOUND, f"method not found: {method}"))
             return
         convert, handler = entry
         if convert is not None:
@@ -342,8 +330,8 @@ class Endpoint:
         # Registered now, not when the task starts: a cancel (or a duplicate id) read
         # right after this request must find it.
         request = Request(msg_id, method, params, anyio.CancelScope())
-        if self.on_request is not None:
-            self.on_request(request)
+        if self._on_accepted is not None:
+            self._on_accepted(request)
         self._inflight[msg_id] = request
         self.spawn(self._run_request, request, handler)
 
@@ -366,7 +354,7 @@ class Endpoint:
                     self._idle.set()
         if scope.cancelled_caught:
             then = []
-            cancelled = RpcFailure(ErrorCode.REQUEST_CANCELLED, f"{request.method} was cancelled")
+            cancelled = JsonRpcError(REQUEST_CANCELLED, f"{request.method} was cancelled")
             body = self._error_body(request.id, cancelled)
         self.outbound.send_now(body)
         for name, params in then:
@@ -392,27 +380,28 @@ class Endpoint:
         """Answer ``msg_id`` (None: a message without a usable id) with ``exc``."""
         self.outbound.send_now(self._error_body(msg_id, exc))
 
-    def notify(self, method: str, params: Any) -> None:
-        """Send a notification ahead of queued events."""
-        self.outbound.send_now(
-            self.encoder.encode({"jsonrpc": "2.0", "method": method, "params": params})
-        )
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification ahead of queued events (``params`` None: none)."""
+        self.outbound.send_now(self.encoder.encode(_message(method, params)))
 
     # ------------------------------------------------------------------ our requests
 
-    async def request(self, method: str, params: Any, *, cancel: str | None = None) -> Any:
-        """Call the peer and return its result; raises :class:`RemoteError`.
+    async def request(self, method: str, params: Any = None, *, cancel: str | None = None) -> Any:
+        """Call the peer and return its result (``params`` None: none).
 
-        When the wait is cancelled and ``cancel`` names a notification (such as
+        Raises :class:`~bridge.jsonrpc.JsonRpcError` when the peer answers with an error,
+        and :class:`~bridge.jsonrpc.ConnectionClosed` when its input ended first (or had
+        ended). When the wait is cancelled and ``cancel`` names a notification (such as
         ``$/cancelRequest``), the peer is told with ``{"id": <id>}``.
         """
         if self._gone:
-            raise RemoteError(INTERNAL_ERROR, "the client is gone")
+            raise ConnectionClosed(f"{method} not sent: the connection is closed")
         msg_id = next(self._ids)
         waiter = _Waiter()
         self._waiters[msg_id] = waiter
         try:
-            message = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+            message = _message(method, params)
+            message["id"] = msg_id
             self.outbound.send_now(self.encoder.encode(message))
             await waiter.done.wait()
         except BaseException:
@@ -422,22 +411,24 @@ class Endpoint:
         finally:
             self._waiters.pop(msg_id, None)
         answer = waiter.message
+        if answer is _CLOSED:
+            raise ConnectionClosed(f"the connection closed before {method} was answered")
         if "error" in answer and answer["error"] is not None:
             error = answer["error"]
             err = error if isinstance(error, dict) else {}
             code = err.get("code")
-            raise RemoteError(
-                code if isinstance(code, int) else INTERNAL_ERROR,
-                str(err.get("message", "error")),
+            raise JsonRpcError(
+                code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR,
+                str(err.get("message") or ""),
                 err.get("data"),
             )
         return answer.get("result")
 
-    def fail_requests(self) -> None:
-        """Fail every request of ours still waiting, and those made later: the peer is gone."""
+    def _fail_requests(self) -> None:
+        """Input ended: fail every request of ours still waiting, and those made later."""
         self._gone = True
         for waiter in self._waiters.values():
-            waiter.message = {"error": {"code": INTERNAL_ERROR, "message": "the client is gone"}}
+            waiter.message = _CLOSED
             waiter.done.set()
 
     def _on_response(self, message: dict[str, Any]) -> None:
@@ -453,3 +444,14 @@ class Endpoint:
             return
         waiter.message = message
         waiter.done.set()
+
+
+_CLOSED: dict[str, Any] = {}
+"""What a request of ours gets when the connection closed first."""
+
+
+def _message(method: str, params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message

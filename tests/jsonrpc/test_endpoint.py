@@ -17,9 +17,9 @@ import pytest
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from bridge.rpc.endpoint import Endpoint, RemoteError, Reply, RpcFailure
+from bridge.jsonrpc import ConnectionClosed, Endpoint, JsonRpcError, Reply
 
-pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -80,12 +80,12 @@ class _Lines:
 
 
 @asynccontextmanager
-async def serving() -> AsyncIterator[tuple[Endpoint, Peer]]:
+async def serving(**options: Any) -> AsyncIterator[tuple[Endpoint, Peer]]:
     """An NDJSON endpoint served in the background, and its peer."""
     to_send, to_receive = anyio.create_memory_object_stream[bytes](100)
     from_send, from_receive = anyio.create_memory_object_stream[bytes](100)
     endpoint = Endpoint(
-        _In(to_receive), _Out(from_send), max_message_bytes=1 << 20, framing="ndjson"
+        _In(to_receive), _Out(from_send), max_message_bytes=1 << 20, framing="ndjson", **options
     )
     peer = Peer(to_send, _Lines(from_receive))
     async with anyio.create_task_group() as tg:
@@ -110,7 +110,7 @@ async def test_unknown_methods_and_refused_params_are_errors() -> None:
         raise AssertionError("not called")
 
     def refuse(params: Any) -> Any:
-        raise RpcFailure(-32602, "bad params")
+        raise JsonRpcError(-32602, "bad params")
 
     async with serving() as (endpoint, peer):
         endpoint.method("strict", never, refuse)
@@ -137,15 +137,15 @@ async def test_our_request_is_correlated_with_its_response() -> None:
         assert results == ["yes"]
 
 
-async def test_an_error_response_raises_remote_error_with_its_code_and_message() -> None:
+async def test_an_error_response_raises_json_rpc_error_with_its_code_and_message() -> None:
     async with serving() as (endpoint, peer):
-        errors: list[RemoteError] = []
+        errors: list[JsonRpcError] = []
 
         async def ask() -> None:
             for _ in range(2):
                 try:
                     await endpoint.request("question", {})
-                except RemoteError as exc:
+                except JsonRpcError as exc:
                     errors.append(exc)
 
         async with anyio.create_task_group() as tg:
@@ -198,8 +198,51 @@ async def test_a_request_can_be_cancelled_by_id_and_answers_request_cancelled() 
         assert answer["error"] == {"code": -32800, "message": "slow was cancelled"}
 
 
-async def test_after_the_peer_is_gone_our_requests_fail_at_once() -> None:
-    async with serving() as (endpoint, _):
-        endpoint.fail_requests()
-        with pytest.raises(RemoteError, match="the client is gone"):
-            await endpoint.request("question", {})
+async def test_when_the_peers_input_ends_our_requests_fail_as_connection_closed() -> None:
+    async with serving() as (endpoint, peer):
+        failures: list[JsonRpcError] = []
+
+        async def ask() -> None:
+            with pytest.raises(ConnectionClosed) as raised:
+                await endpoint.request("question", {})
+            failures.append(raised.value)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            await peer.read()  # asked, never answered
+            await peer.close()
+        with pytest.raises(ConnectionClosed):
+            await endpoint.request("later", {})  # and later requests fail at once
+    assert [e.code for e in failures] == [-32099]
+
+
+async def test_a_raising_notification_handler_is_logged_and_the_read_loop_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(params: Any) -> None:
+        raise ValueError("a bug in a handler")
+
+    async def echo(params: Any) -> Any:
+        return params
+
+    async with serving() as (endpoint, peer):
+        endpoint.notification("broken", broken)
+        endpoint.method("echo", echo)
+        await peer.write({"jsonrpc": "2.0", "method": "broken", "params": {}})
+        await peer.write({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": [1]})
+        assert await peer.read() == {"jsonrpc": "2.0", "id": 1, "result": [1]}
+    assert "notification broken failed" in caplog.text
+    assert "a bug in a handler" in caplog.text
+
+
+async def test_a_gate_given_at_construction_refuses_a_request_before_it_runs() -> None:
+    def gate(method: str, known: bool) -> BaseException | None:
+        return JsonRpcError(-32002, f"{method} refused") if known else None
+
+    async def never(params: Any) -> None:
+        raise AssertionError("not called")
+
+    async with serving(gate=gate) as (endpoint, peer):
+        endpoint.method("work", never)
+        await peer.write({"jsonrpc": "2.0", "id": 1, "method": "work"})
+        assert (await peer.read())["error"] == {"code": -32002, "message": "work refused"}

@@ -1,4 +1,4 @@
-"""The outbound queue in process, on both anyio backends: every waiter is woken.
+"""The endpoint's outbound queue in process, on both anyio backends: every waiter is woken.
 
 A stalled writer is a ``send`` that waits until the test lets it go; the
 ``fail_after`` bounds are safety nets, not timings: each wait returns as soon as
@@ -12,10 +12,9 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from bridge.rpc import wire
-from bridge.rpc.outbound import Outbound
+from bridge.jsonrpc import Outbound
 
-pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -40,6 +39,16 @@ class StalledPipe:
         self.released.set()
 
 
+class Event:
+    """A queued event: its body as it is."""
+
+    def __init__(self, text: str) -> None:
+        self.body = b'"%s"' % text.encode()
+
+    def encode(self) -> bytes:
+        return self.body
+
+
 async def wait_until(predicate: Callable[[], bool]) -> None:
     """Let the other tasks run until ``predicate`` holds (they never block on I/O here)."""
     with anyio.fail_after(5):
@@ -49,19 +58,19 @@ async def wait_until(predicate: Callable[[], bool]) -> None:
 
 async def test_two_producers_on_a_full_queue_both_finish() -> None:
     pipe = StalledPipe()
-    outbound = Outbound(pipe.send, max_events=1)
+    outbound = Outbound(pipe.send, max_queued_events=1)
     finished: list[str] = []
 
-    async def produce(session_id: str) -> None:
-        await outbound.put_event(session_id, wire.UserTextEvent(text=session_id))
-        finished.append(session_id)
+    async def produce(name: str) -> None:
+        await outbound.queue(Event(name))
+        finished.append(name)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(outbound.run)
-        await outbound.put_event("s0", wire.UserTextEvent(text="first"))
+        await outbound.queue(Event("first"))
         with anyio.fail_after(5):
             await pipe.entered.wait()  # the writer holds "first"; the queue is empty
-        await outbound.put_event("s0", wire.UserTextEvent(text="fills the queue"))
+        await outbound.queue(Event("fills the queue"))
         tg.start_soon(produce, "s1")
         await anyio.wait_all_tasks_blocked()  # s1 waits for space
         tg.start_soon(produce, "s2")
@@ -76,7 +85,7 @@ async def test_two_producers_on_a_full_queue_both_finish() -> None:
 
 async def test_two_flushes_waiting_on_a_stalled_writer_both_return() -> None:
     pipe = StalledPipe()
-    outbound = Outbound(pipe.send, max_events=8)
+    outbound = Outbound(pipe.send, max_queued_events=8)
     done: list[int] = []
 
     async def flush(n: int) -> None:
@@ -85,10 +94,10 @@ async def test_two_flushes_waiting_on_a_stalled_writer_both_return() -> None:
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(outbound.run)
-        await outbound.put_event("s0", wire.UserTextEvent(text="one"))
+        await outbound.queue(Event("one"))
         with anyio.fail_after(5):
             await pipe.entered.wait()
-        await outbound.put_event("s0", wire.UserTextEvent(text="two"))  # behind the stall
+        await outbound.queue(Event("two"))  # behind the stall
         tg.start_soon(flush, 1)
         await anyio.wait_all_tasks_blocked()
         tg.start_soon(flush, 2)
