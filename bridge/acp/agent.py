@@ -36,9 +36,8 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
-from bridge.duplex.pool import WarmPool, pool_key, warm_context
+from bridge.duplex.pool import WarmPool, warm_context
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Endpoint, JsonRpcError, Reply
-from bridge.rpc.permissions import PermissionRouter
 
 from . import wire
 from .content import UnsupportedContent, to_messages_content
@@ -84,7 +83,7 @@ class AcpAgent:
         self.config = config or AcpConfig()
         self.sessions: dict[str, Live] = {}
         self.updates = Updates(endpoint)
-        self.permissions = Permissions(endpoint, self.updates)
+        self.permissions = Permissions(endpoint, self.updates, self.sessions)
         self.pool: WarmPool | None = None
         self._tg: TaskGroup | None = None
         self._register()
@@ -298,21 +297,16 @@ class AcpAgent:
             include_partial_messages=True,
             env=dict(self.config.base_env or os.environ),
             inherit_env=False,
-            permission_handler=self.permissions.router(),
             close_grace=self.config.close_grace,
             kill_grace=self.config.kill_grace,
         )
-        cli = str(options.cli_path)
-        key = pool_key(options.argv(cli), options.environ(), cwd)
         session: duplex.DuplexSession | None = None
         if resume is None and self.pool is not None:
-            session = await self.pool.take(key)
+            session = await self.pool.take(options)
         warm = session is not None
         assert self._tg is not None
         if session is None:
-            if resume is None:
-                options = dataclasses.replace(options, session_id=str(uuid.uuid4()))
-            session = duplex.DuplexSession(options)
+            session = self._new_session(options)
             try:
                 await self._tg.start(session.run)
             except duplex.DuplexError as exc:
@@ -326,9 +320,6 @@ class AcpAgent:
             sub=session.subscribe(capacity=100_000),
             mode=str(session.server_info.get("current_permission_mode") or "default"),
         )
-        router = session.options.permission_handler
-        assert isinstance(router, PermissionRouter)
-        router.session = live
         self.sessions[live.id] = live
         log.info(
             "session %s: claude pid %s in %s (%s)",
@@ -339,14 +330,19 @@ class AcpAgent:
         )
         self._tg.start_soon(self.updates.pump, live)
         if resume is None and self.pool is not None and self.pool.size:
-            self.pool.replenish(key, functools.partial(self._spare, options))
+            self.pool.replenish(options, functools.partial(self._new_session, options))
         return live
 
-    def _spare(self, options: duplex.DuplexOptions) -> duplex.DuplexSession:
+    def _new_session(self, options: duplex.DuplexOptions) -> duplex.DuplexSession:
+        """A session to spawn with ``options``: a conversation of its own (a fresh id)
+        unless it resumes one, and the permission handler of that ACP session id."""
+        if options.resume is not None:
+            session_id, own = options.resume, None
+        else:
+            session_id = own = str(uuid.uuid4())
+        handler = self.permissions.handler(session_id)
         return duplex.DuplexSession(
-            dataclasses.replace(
-                options, session_id=str(uuid.uuid4()), permission_handler=self.permissions.router()
-            )
+            dataclasses.replace(options, session_id=own, permission_handler=handler)
         )
 
     async def set_mode(self, params: wire.SetModeParams) -> wire.Empty:

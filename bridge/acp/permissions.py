@@ -8,14 +8,15 @@ where the client has them, else one permission request per question.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
 
 from bridge import duplex
 from bridge.jsonrpc import Endpoint, JsonRpcError
-from bridge.rpc.permissions import PermissionRouter
 
 from . import tools, wire
 from .updates import Live, Updates
@@ -26,21 +27,31 @@ log = logging.getLogger("bridge.acp")
 
 
 class Permissions:
-    """Asks the client about the CLI's permission requests."""
+    """Asks the client about the CLI's permission requests.
 
-    def __init__(self, endpoint: Endpoint, updates: Updates) -> None:
+    Each session's handler (:meth:`handler`) is made when its process is spawned, with
+    the ACP session id it has (the CLI's conversation id): a warm spare, spawned before
+    anyone asked for it, finds its session among the live ones once it is handed out,
+    and denies until then.
+    """
+
+    def __init__(self, endpoint: Endpoint, updates: Updates, live: Mapping[str, Live]) -> None:
         self._endpoint = endpoint
         self._updates = updates
+        self._live = live
         self.client_capabilities: dict[str, Any] = {}
         """What the client said it can do (from ``initialize``)."""
 
-    def router(self) -> PermissionRouter[Live]:
-        """A permission handler for a new session (bound to it when handed out)."""
-        return PermissionRouter(self.decide, "the session has no client yet")
+    def handler(self, session_id: str) -> duplex.PermissionHandler:
+        """The permission handler of a session to be spawned as ``session_id``."""
+        return functools.partial(self.decide, session_id)
 
-    async def decide(self, live: Live, request: duplex.PermissionRequest) -> duplex.Decision:
+    async def decide(self, session_id: str, request: duplex.PermissionRequest) -> duplex.Decision:
         """Ask the client about one CLI permission request (a client that fails to
         answer denies it, saying so to the model)."""
+        live = self._live.get(session_id)
+        if live is None:
+            return duplex.Deny(message="the session has no client yet")
         try:
             return await self._decide(live, request)
         except JsonRpcError as exc:

@@ -39,7 +39,7 @@ from .errors import invalid_params, to_error
 from .event_queue import EventQueue
 from .events import to_wire, turn_result, wire_exit_status
 from .history import HistoryMethods
-from .permissions import PermissionBridge, PermissionRouter
+from .permissions import PermissionBridge
 from .permissions import decision as to_decision
 from .sessions import BridgeConfig, Entry, SessionRegistry
 from .spawn import create_options
@@ -86,8 +86,7 @@ class Bridge:
         self.sessions = SessionRegistry(
             self.config, self.events, self.clis, self.notify, self.log_message
         )
-        self.sessions.on_retire = _unbind
-        self.permissions = PermissionBridge(self.endpoint, self.events)
+        self.permissions = PermissionBridge(self.endpoint, self.events, self.sessions.live)
         self.history = HistoryMethods(self.sessions, self.config.base_env)
         self.exit_code = 0
         self._tg: anyio.abc.TaskGroup | None = None
@@ -267,9 +266,7 @@ class Bridge:
 
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
         """``session/create``: a warm spare when the pool has one, else a cold spawn."""
-        cli, cwd, options, key = await create_options(
-            params, self.config, self.permissions.router()
-        )
+        cli, cwd, options = await create_options(params, self.config)
         replay: Iterator[UserFrame | AssistantFrame] | None = None
         if params.replay:
             if not params.resume:
@@ -281,14 +278,16 @@ class Bridge:
                 config_dir=history.config_dir(options.env),
             )
             replay = await anyio.to_thread.run_sync(read)  # ConversationNotFound before any spawn
-        session_id = self.sessions.new_id()
         budget = (
             params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
         )
         assert self._tg is not None
         self._tg.start_soon(self.clis.known, str(cli))  # its version, read during the spawn
-        warm = await self.pool.take(key) if self.pool is not None else None
-        session = warm if warm is not None else duplex.DuplexSession(options)
+        warm = await self.pool.take(options) if self.pool is not None else None
+        if warm is not None:
+            session, session_id = warm, self.permissions.session_id_of(warm)
+        else:
+            session_id, session = self._new_session(options)
         entry = Entry(
             id=session_id,
             session=session,
@@ -299,10 +298,6 @@ class Bridge:
             permission_timeout=params.permission_timeout,
             raw=params.raw_events,
         )
-        router = session.options.permission_handler
-        assert isinstance(router, PermissionRouter)
-        router.session = entry
-        assert self._tg is not None
         if warm is None:
             await self._tg.start(self.sessions.run_session, entry)
         else:
@@ -330,9 +325,9 @@ class Bridge:
         self._tg.start_soon(self.sessions.pump, entry)
         if self.pool is not None and self.pool.size:
             if warm is None:
-                self.pool.replenish(key, functools.partial(self._spare, options))
+                self._replenish(options)
             else:  # start the replacement once this session's first turn is out of the way
-                self._tg.start_soon(self._replenish_later, entry, key, options)
+                self._tg.start_soon(self._replenish_later, entry, options)
         with anyio.move_on_after(timeouts.CLI_PROBE):
             entry.cli = await self.clis.known(str(cli))
         self.clis.warn_if_unsupported(str(cli), entry.cli)
@@ -353,7 +348,7 @@ class Bridge:
             cli=self.clis.info(str(cli), entry.cli, session),
         )
 
-    async def _replenish_later(self, entry: Entry, key: str, options: duplex.DuplexOptions) -> None:
+    async def _replenish_later(self, entry: Entry, options: duplex.DuplexOptions) -> None:
         """A spare was handed out: start its replacement after the new session's first
         turn, or once it ended without one (or after a few seconds), so the two do not
         compete for the CPU during that turn."""
@@ -366,27 +361,31 @@ class Bridge:
 
                 tg.start_soon(first, entry.first_turn_done)
                 tg.start_soon(first, entry.exited_sent)
-        if self.pool is not None:
-            self.pool.replenish(key, functools.partial(self._spare, options))
+        self._replenish(options)
 
-    def _spare(self, options: duplex.DuplexOptions) -> duplex.DuplexSession:
-        """A new session like ``options``, with its own permission router, for the pool."""
-        return duplex.DuplexSession(
-            dataclasses.replace(options, permission_handler=self.permissions.router())
+    def _new_session(self, options: duplex.DuplexOptions) -> tuple[str, duplex.DuplexSession]:
+        """A session to spawn with ``options``: its bridge id, and the session, whose
+        permission handler is that id's (a spare finds its entry once handed out)."""
+        session_id = self.sessions.new_id()
+        handler = self.permissions.handler(session_id)
+        return session_id, duplex.DuplexSession(
+            dataclasses.replace(options, permission_handler=handler)
         )
+
+    def _replenish(self, options: duplex.DuplexOptions) -> None:
+        if self.pool is not None:
+            self.pool.replenish(options, lambda: self._new_session(options)[1])
 
     async def _prewarm(self, presets: list[wire.CreateParams]) -> None:
         """Start spares for the sessions a client said it will create."""
         assert self.pool is not None
         for preset in presets:
             try:
-                _, _, options, key = await create_options(
-                    preset, self.config, self.permissions.router()
-                )
+                _, _, options = await create_options(preset, self.config)
             except (JsonRpcError, duplex.DuplexError) as exc:
                 self.log_message(2, f"warm pool preset ignored: {exc}")
                 continue
-            self.pool.replenish(key, functools.partial(self._spare, options))
+            self._replenish(options)
 
     async def send(self, params: wire.SendParams) -> wire.TurnResult:
         """``session/send``."""
@@ -534,9 +533,3 @@ def _too_large(message: TooLarge) -> JsonRpcError:
 
 def _bad_header(message: BadHeader) -> JsonRpcError:
     return JsonRpcError(wire.ErrorCode.PARSE_ERROR, f"bad message header: {message.detail}")
-
-
-def _unbind(entry: Entry) -> None:
-    router = entry.session.options.permission_handler
-    if isinstance(router, PermissionRouter):
-        router.session = None  # no cycle: the session and its history are freed at once

@@ -5,13 +5,18 @@ other gets deny-all, never a hang. No answer within the timeout, an error
 response or an unreadable decision each deny, and say why in a
 ``permissionDenied`` event. ``defer`` leaves the request open for
 ``session/respondPermission``.
+
+Each session's permission handler (:meth:`PermissionBridge.handler`) is made when its
+process is spawned, with the bridge session id the session will have: a warm spare is
+spawned before anyone asked for it, and finds its session's record (its permission
+timeout) among the live sessions once it is handed out. Until then it denies.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
@@ -25,52 +30,47 @@ from .event_queue import EventQueue
 if TYPE_CHECKING:
     from .sessions import Entry
 
-__all__ = ["PermissionBridge", "PermissionRouter", "decision"]
-
-S = TypeVar("S")
-_Decide = Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]]
+__all__ = ["PermissionBridge", "SessionPermissions", "decision"]
 
 
-class PermissionRouter(Generic[S]):
-    """A session's permission handler, bound to its session when it is handed out.
+class SessionPermissions:
+    """The permission handler of the bridge session ``session_id``."""
 
-    Warm spares are spawned before anyone asked for them, so the handler cannot
-    close over the session's record; the owner binds :attr:`session` when it hands
-    the spare out (the bridge's :class:`Entry`, ACP's live session), and unbinds it
-    when the session is gone. Unbound, every request is denied with ``unbound``.
-    """
-
-    def __init__(
-        self,
-        decide: Callable[[S, duplex.PermissionRequest], Awaitable[duplex.Decision]],
-        unbound: str,
-    ) -> None:
-        self._decide = decide
-        self._unbound = unbound
-        self.session: S | None = None
+    def __init__(self, bridge: PermissionBridge, session_id: str) -> None:
+        self._bridge = bridge
+        self.session_id = session_id
 
     async def __call__(self, request: duplex.PermissionRequest) -> duplex.Decision:
-        if self.session is None:
-            return duplex.Deny(message=self._unbound)
-        return await self._decide(self.session, request)
+        return await self._bridge.decide(self.session_id, request)
 
 
 class PermissionBridge:
     """Asks the client (or denies for it) whether a tool may run."""
 
-    def __init__(self, endpoint: Endpoint, events: EventQueue) -> None:
+    def __init__(self, endpoint: Endpoint, events: EventQueue, live: Mapping[str, Entry]) -> None:
         self._endpoint = endpoint
         self._events = events
+        self._live = live
         self.client_permissions = False
         """The client answers ``session/requestPermission`` (from ``initialize``)."""
         self.permission_timeout: float | None = None
 
-    def router(self) -> PermissionRouter[Entry]:
-        """A permission handler for a new session (bound to its entry later)."""
-        return PermissionRouter(self.decide, "the session has not been handed to a client yet")
+    def handler(self, session_id: str) -> SessionPermissions:
+        """The permission handler of a session to be spawned as ``session_id``."""
+        return SessionPermissions(self, session_id)
 
-    async def decide(self, entry: Entry, request: duplex.PermissionRequest) -> duplex.Decision:
+    @staticmethod
+    def session_id_of(session: duplex.DuplexSession) -> str:
+        """The bridge session id a session was spawned for (a warm spare's, say)."""
+        handler = session.options.permission_handler
+        assert isinstance(handler, SessionPermissions)
+        return handler.session_id
+
+    async def decide(self, session_id: str, request: duplex.PermissionRequest) -> duplex.Decision:
         """Ask the client (or deny for it) whether a tool may run."""
+        entry = self._live.get(session_id)
+        if entry is None:
+            return duplex.Deny(message="the session has not been handed to a client yet")
         if not self.client_permissions:
             return await self._auto_deny(
                 entry,

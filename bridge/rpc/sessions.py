@@ -139,11 +139,11 @@ class SessionRegistry:
         self._ids = itertools.count(1)
         self.tg: TaskGroup | None = None
         """Where sessions, pumps and their book-keeping run (set by the bridge)."""
-        self.on_retire: Callable[[Entry], None] | None = None
-        """Called when an exited session is released (its permission router unbinds)."""
 
     def new_id(self) -> str:
-        """A fresh bridge session id, ``s<n>-<hex>``."""
+        """A fresh bridge session id, ``s<n>-<hex>``: given when the session's process is
+        spawned (a warm spare's too, so its permission handler knows it), so the numbers
+        a client sees may skip a spare that was never handed out."""
         return f"s{next(self._ids)}-{uuid.uuid4().hex[:8]}"
 
     def get(self, session_id: str) -> Entry:
@@ -355,8 +355,6 @@ class SessionRegistry:
             stderr_tail=result.stderr_tail if result is not None else "",
         )
         del self.live[entry.id]
-        if self.on_retire is not None:
-            self.on_retire(entry)
         if self.config.keep_closed > 0:
             expires = anyio.current_time() + self.config.keep_closed_seconds
             self._tombstones[entry.id] = Tombstone(status, closed, expires)

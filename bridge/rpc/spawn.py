@@ -1,7 +1,10 @@
-"""``session/create`` params -> the library's spawn options and their warm-pool key.
+"""``session/create`` params -> the library's spawn options.
 
 Validated before anything is spawned: a NUL character anywhere, an unusable
-``cwd``, tool names and modes the CLI would refuse are InvalidParams.
+``cwd``, tool names and modes the CLI would refuse are InvalidParams. The options
+carry no permission handler: each session gets its own when it is spawned
+(:meth:`~bridge.rpc.permissions.PermissionBridge.handler`), so the same options
+name the warm spares a session may take.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import anyio
 import msgspec
 
 from bridge import duplex
-from bridge.duplex.pool import pool_key
 from bridge.jsonrpc import JsonRpcError, find_nul
 
 from . import wire
@@ -24,9 +26,9 @@ __all__ = ["create_options"]
 
 
 async def create_options(
-    params: wire.CreateParams, config: BridgeConfig, permission_handler: duplex.PermissionHandler
-) -> tuple[Path, str, duplex.DuplexOptions, str]:
-    """Validate ``session/create`` params into spawn options and their pool key."""
+    params: wire.CreateParams, config: BridgeConfig
+) -> tuple[Path, str, duplex.DuplexOptions]:
+    """Validate ``session/create`` params into the CLI, its cwd and the spawn options."""
     try:
         nul = find_nul(msgspec.to_builtins(params))
     except RecursionError:
@@ -76,17 +78,15 @@ async def create_options(
             extra_args=params.extra_args or (),
             env={**(config.base_env or os.environ), **(params.env or {})},
             inherit_env=False,
-            permission_handler=permission_handler,
             limits=_limits(params.limits),
             subscriber_capacity=config.subscriber_capacity,
             close_grace=config.close_grace,
             kill_grace=config.kill_grace,
         )
-        argv = options.argv(str(cli))  # validates tool names and modes before spawning
+        options.argv(str(cli))  # validates tool names and modes before spawning
     except ValueError as exc:
         raise invalid_params("session/create", str(exc)) from None
-    key = pool_key([*argv, repr(options.limits)], options.environ(), cwd)
-    return cli, cwd, options, key
+    return cli, cwd, options
 
 
 def _limits(limits: wire.Limits | None) -> duplex.Limits:
