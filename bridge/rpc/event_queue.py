@@ -78,8 +78,10 @@ class EventQueue:
                 return
         await self._queue(_Queued(self, session_id, event, None, replay))
 
-    async def put_ordered(self, session_id: str, body: bytes) -> None:
-        """Queue an encoded notification in order with ``session_id``'s events."""
+    async def put_last(self, session_id: str, body: bytes) -> None:
+        """Queue ``session_id``'s last message (an encoded notification: its
+        ``session/exited``) in order with its events; once it is written, the session's
+        book-keeping is dropped."""
         await self._queue(_Queued(self, session_id, None, body))
 
     async def _queue(self, item: _Queued) -> None:
@@ -92,6 +94,7 @@ class EventQueue:
         if self._last.get(item.session_id) is item:
             del self._last[item.session_id]
         if item.notification is not None:
+            self._seq.pop(item.session_id, None)  # the session's last message
             return item.notification
         assert item.event is not None
         if item.parts is not None:
@@ -99,11 +102,6 @@ class EventQueue:
         seq = self._seq[item.session_id] = self._seq.get(item.session_id, 0) + 1
         params = wire.EventParams(item.session_id, seq, item.event, item.replay)
         return _encoder.encode(_EventNotification(params))
-
-    def forget(self, session_id: str) -> None:
-        """Drop per-session book-keeping once a session is gone and flushed."""
-        self._last.pop(session_id, None)
-        self._seq.pop(session_id, None)
 
 
 def _merge(into: _Queued, event: wire.Event) -> bool:

@@ -100,7 +100,7 @@ class Bridge:
     async def serve(self) -> int:
         """Serve until end of input, ``exit`` or a signal; return the exit code."""
         async with anyio.create_task_group() as tg:
-            self._tg = self.sessions.tg = tg
+            self._tg = tg
             self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
@@ -195,11 +195,11 @@ class Bridge:
                 typed = convert_params(params, spec.params)
             except msgspec.ValidationError as exc:
                 raise invalid_params(spec.name, exc) from None
-        if spec.name == "initialize":  # from here on: a client may pipeline its next requests
-            self._initialized = True
         return typed
 
     def _on_request(self, request: Request) -> None:
+        if request.method == "initialize":  # accepted: the client may pipeline what follows
+            self._initialized = True
         session_id = getattr(request.params, "session_id", "") or ""
         request.data = _Inflight(self.sessions.live.get(session_id))
 
@@ -294,7 +294,7 @@ class Bridge:
             sub=session.subscribe(raw=params.raw_events),
             cwd=cwd,
             cli_path=str(cli),
-            conversation=_conversation(session, budget),
+            conversation=duplex.Conversation(session, budget_usd=budget, keep_history=False),
             permission_timeout=params.permission_timeout,
             raw=params.raw_events,
         )
@@ -503,16 +503,6 @@ class Bridge:
             frames.close()  # type: ignore[attr-defined]
         outbound = self.endpoint.outbound
         await outbound.wait_written(outbound.enqueued)
-
-
-def _conversation(session: duplex.DuplexSession, budget: float | None) -> duplex.Conversation:
-    """The session's cost account: ``session/send`` runs through it, so a spent
-    budget refuses the next turn (BudgetExceeded)."""
-    conversation = duplex.Conversation(session, keep_history=False)
-    # Set here, not passed: the wire takes any number, and a negative budget refuses
-    # every turn (the constructor would refuse the session instead).
-    conversation.budget_usd = budget
-    return conversation
 
 
 def _take(items: Iterator[Any], n: int) -> list[Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 import msgspec
-from anyio.abc import TaskGroup, TaskStatus
+from anyio.abc import TaskStatus
 
 from bridge import duplex, timeouts
 from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
@@ -137,8 +137,6 @@ class SessionRegistry:
         self._notify = notify
         self._log_message = log_message
         self._ids = itertools.count(1)
-        self.tg: TaskGroup | None = None
-        """Where sessions, pumps and their book-keeping run (set by the bridge)."""
 
     def new_id(self) -> str:
         """A fresh bridge session id, ``s<n>-<hex>``: given when the session's process is
@@ -330,7 +328,7 @@ class SessionRegistry:
             error=str(failure) if failure is not None else None,
         )
         body = _encoder.encode({"jsonrpc": "2.0", "method": "session/exited", "params": params})
-        await self._events.put_ordered(entry.id, body)
+        await self._events.put_last(entry.id, body)
         entry.exited_sent.set()
 
     async def _retire(self, entry: Entry) -> None:
@@ -360,13 +358,6 @@ class SessionRegistry:
             self._tombstones[entry.id] = Tombstone(status, closed, expires)
             while len(self._tombstones) > self.config.keep_closed:
                 self._tombstones.popitem(last=False)
-        target = self._events.outbound.enqueued
-        assert self.tg is not None
-        self.tg.start_soon(self._forget_when_written, entry.id, target)
-
-    async def _forget_when_written(self, session_id: str, target: int) -> None:
-        await self._events.outbound.wait_written(target)
-        self._events.forget(session_id)
 
 
 def claude_id(session: duplex.DuplexSession) -> str | None:

@@ -21,6 +21,7 @@ __all__ = [
     "ExitStatus",
     "PermissionMode",
     "Seconds",
+    "Usd",
 ]
 
 PROTOCOL_VERSION = "1.0"
@@ -37,6 +38,8 @@ Count = Annotated[int, msgspec.Meta(ge=1)]
 """A count or size, at least 1."""
 EnvName = Annotated[str, msgspec.Meta(pattern="^[^=\\x00]+$")]
 """An environment variable name: not empty, no ``=``, no NUL."""
+Usd = Annotated[float, msgspec.Meta(ge=0)]
+"""An amount in US dollars, 0 or more."""
 
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]

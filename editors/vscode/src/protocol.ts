@@ -412,7 +412,7 @@ export interface CreateParams {
  */
 export interface Budget {
   /**
-   * The ceiling, in USD.
+   * The ceiling, in USD (0 refuses every turn).
    */
   maxCostUsd: number;
 }
