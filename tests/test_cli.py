@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from bridge import doctor
 from bridge.duplex import discovery
 from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION
+from bridge.duplex.pool import MAX_POOL_SIZE
 from bridge.testing.fake_cli import write_fake_cli
 
 
@@ -47,6 +49,48 @@ def test_no_subcommand_means_serve_and_end_of_input_exits_cleanly() -> None:
     assert done.returncode == 0
     assert done.stdout == ""
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["serve", "acp"])
+def test_a_warm_pool_over_the_cap_is_refused_with_a_usage_error_not_a_traceback(
+    command: str,
+) -> None:
+    done = run_bridge(command, "--warm-pool", str(MAX_POOL_SIZE + 91))
+    assert done.returncode == 2
+    assert f"--warm-pool: must be from 0 to at most {MAX_POOL_SIZE}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "acp"])
+def test_the_log_file_is_created_private(command: str, tmp_path: Path) -> None:
+    log = tmp_path / "bridge.log"
+    done = run_bridge(command, "--log-file", str(log))  # stdin is /dev/null: it exits at once
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600
+
+
+_SERVE_THEN_REPORT = """
+import logging, sys
+from bridge.acp import AcpConfig, serve_stdio as serve_acp
+from bridge.rpc.server import BridgeConfig, serve_stdio
+serve = serve_acp if sys.argv[1] == "acp" else serve_stdio
+config = AcpConfig() if sys.argv[1] == "acp" else BridgeConfig()
+code = serve(config, log_file=sys.argv[2], verbose=True)
+handlers = logging.getLogger("bridge").handlers + logging.getLogger("py.warnings").handlers
+sys.stderr.write(f"exit {code}, handlers left: {handlers}")
+"""
+
+
+@pytest.mark.parametrize("command", ["serve", "acp"])
+def test_a_stdio_server_removes_its_log_handlers_when_it_ends(command: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SERVE_THEN_REPORT, command, str(tmp_path / "log")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.stderr.endswith("exit 0, handlers left: []"), done.stderr
 
 
 def test_doctor_with_a_missing_explicit_path_exits_2_with_a_clear_error() -> None:

@@ -10,11 +10,7 @@ stdio. :func:`serve_stdio` is that agent: the JSON-RPC peer is the generic
 
 from __future__ import annotations
 
-import logging
-
-import anyio
-
-from bridge.jsonrpc import Endpoint
+from bridge.jsonrpc import Endpoint, FdReceiveStream, FdSendStream, run_stdio
 
 from .agent import AcpAgent, AcpConfig, endpoint
 
@@ -25,29 +21,12 @@ def serve_stdio(config: AcpConfig, *, log_file: str | None = None, verbose: bool
     """Serve ACP on this process's stdin/stdout until the client goes; returns 0.
 
     stdout carries ACP alone; diagnostics go to ``log_file`` and, with ``verbose``,
-    to stderr (some clients treat any stderr output as an error).
+    to stderr (some clients treat any stderr output as an error), as for
+    ``claude-bridge serve`` (:func:`bridge.jsonrpc.run_stdio`).
     """
-    from bridge.jsonrpc import claim_stdio
 
-    receive, send = claim_stdio()
-    logger = logging.getLogger("bridge")
-    logger.propagate = False
-    logging.captureWarnings(True)
-    warnings_logger = logging.getLogger("py.warnings")
-    warnings_logger.propagate = False
-    handlers: list[logging.Handler] = [logging.NullHandler()]
-    if log_file:
-        handlers.append(logging.FileHandler(log_file))
-    if verbose:
-        handlers.append(logging.StreamHandler())
-    for handler in handlers:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        logger.addHandler(handler)
-        warnings_logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-
-    async def main() -> None:
+    async def serve(receive: FdReceiveStream, send: FdSendStream) -> int:
         await AcpAgent(endpoint(receive, send, config.max_message_bytes), config).serve()
+        return 0
 
-    anyio.run(main)
-    return 0
+    return run_stdio(serve, log_file=log_file, verbose=verbose)

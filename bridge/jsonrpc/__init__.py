@@ -14,8 +14,9 @@ Python client (:class:`bridge.rpc.client.BridgeClient`) talks to the bridge thro
   messages (detected), with a size cap and resynchronisation; :func:`frame` writes one.
 - intake: :func:`decode_message` reads a body leniently (lone surrogates, depth);
   :func:`convert_params` reads params into a type (an empty array for an object).
-- stdio: byte streams over file descriptors, and :func:`claim_stdio`, which keeps
-  fd 1 for the protocol.
+- stdio: byte streams over file descriptors, :func:`claim_stdio`, which keeps fd 1
+  for the protocol, and :func:`run_stdio`, which serves a connection there with the
+  logs kept off stderr (a private log file, or stderr when asked).
 """
 
 from ._endpoint import Endpoint, Reply, Request
@@ -33,7 +34,7 @@ from ._errors import (
 from ._framing import BadHeader, Framing, MessageReader, TooLarge, frame
 from ._intake import ParseFailure, convert_params, decode_message, find_nul
 from ._outbound import Outbound, Queued
-from ._stdio import FdReceiveStream, FdSendStream, claim_stdio
+from ._stdio import FdReceiveStream, FdSendStream, claim_stdio, run_stdio
 
 __all__ = [
     "CONNECTION_CLOSED",
@@ -62,4 +63,5 @@ __all__ = [
     "decode_message",
     "find_nul",
     "frame",
+    "run_stdio",
 ]

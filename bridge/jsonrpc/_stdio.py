@@ -1,22 +1,30 @@
-"""Byte streams over raw file descriptors, and the guard that keeps fd 1 for the protocol.
+"""Serving JSON-RPC on this process's stdio: the streams, fd 1 kept for the protocol, quiet logs.
 
-The bridge speaks JSON-RPC on its stdin and stdout. Anything else that writes
-to fd 1 (a stray ``print``, a library's warning) would corrupt the stream, so
+A server that speaks JSON-RPC on its stdin and stdout must let nothing else write
+to fd 1 (a stray ``print``, a library's warning would corrupt the stream), so
 :func:`claim_stdio` moves the protocol to private duplicates of fds 0 and 1 and
 points fd 1 at ``/dev/null``. The streams are non-blocking and awaited with
 ``anyio.wait_readable``/``wait_writable``; regular files (a test redirecting a
 file) are read and written directly.
+
+Some clients also treat any output on stderr as an error, so :func:`run_stdio` sends
+the ``bridge`` logs and Python's warnings to a log file (created private, mode 0600)
+and, when asked, to stderr: nowhere else. ``claude-bridge serve`` and
+``claude-bridge acp`` both run this way.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import stat
+from collections.abc import Awaitable, Callable, Iterator
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-__all__ = ["FdReceiveStream", "FdSendStream", "claim_stdio"]
+__all__ = ["FdReceiveStream", "FdSendStream", "claim_stdio", "run_stdio"]
 
 _CHUNK = 256 * 1024
 
@@ -85,3 +93,51 @@ def claim_stdio() -> tuple[FdReceiveStream, FdSendStream]:
     os.dup2(devnull, 0)
     os.close(devnull)
     return FdReceiveStream(in_fd), FdSendStream(out_fd)
+
+
+def run_stdio(
+    serve: Callable[[FdReceiveStream, FdSendStream], Awaitable[int]],
+    *,
+    log_file: str | None = None,
+    verbose: bool = False,
+) -> int:
+    """Run ``serve`` on this process's stdin/stdout (claimed) until it returns its exit
+    code; diagnostics go to ``log_file`` and, with ``verbose``, to stderr."""
+    receive, send = claim_stdio()
+
+    async def main() -> int:
+        return await serve(receive, send)
+
+    with _diagnostics(log_file, verbose):
+        return anyio.run(main)
+
+
+@contextlib.contextmanager
+def _diagnostics(log_file: str | None, verbose: bool) -> Iterator[None]:
+    """The ``bridge`` logs and Python's warnings to ``log_file`` and (``verbose``) stderr
+    only, while the block runs; the handlers are removed and closed after it."""
+    handlers: list[logging.Handler] = [logging.NullHandler()]
+    if log_file:
+        os.close(os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # private
+        handlers.append(logging.FileHandler(log_file))
+    if verbose:
+        handlers.append(logging.StreamHandler())
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    loggers = [logging.getLogger("bridge"), logging.getLogger("py.warnings")]
+    loggers[0].setLevel(logging.DEBUG if verbose else logging.INFO)
+    logging.captureWarnings(True)
+    for handler in handlers:
+        handler.setFormatter(formatter)
+    for logger in loggers:
+        logger.propagate = False
+        for handler in handlers:
+            logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logging.captureWarnings(False)
+        for logger in loggers:
+            for handler in handlers:
+                logger.removeHandler(handler)
+        for handler in handlers:
+            handler.close()
