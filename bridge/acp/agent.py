@@ -189,7 +189,7 @@ class AcpAgent:
     async def load_session(self, params: wire.LoadSessionParams) -> Reply:
         """Continue a past conversation, replaying its messages as updates first."""
         cwd = await self._cwd(params.cwd)
-        frames = await anyio.to_thread.run_sync(self._read_history, cwd, params.session_id)
+        frames = await anyio.to_thread.run_sync(self._read_transcript, cwd, params.session_id)
         live = await self._resume(params)
         for frame in frames:
             self.updates.replay(live, frame)
@@ -207,7 +207,7 @@ class AcpAgent:
                     history.transcript_path, cwd, params.session_id, config_dir=self._config_dir()
                 )
             )
-        except history.ConversationNotFound as exc:
+        except history.TranscriptNotFound as exc:
             raise JsonRpcError(RESOURCE_NOT_FOUND, str(exc)) from None
         return await self._start(
             cwd, params.mcp_servers, params.additional_directories, resume=params.session_id
@@ -216,24 +216,24 @@ class AcpAgent:
     def _config_dir(self) -> Path:
         return history.config_dir(self.config.base_env or os.environ)
 
-    def _read_history(self, cwd: str, session_id: str) -> list[UserFrame | AssistantFrame]:
+    def _read_transcript(self, cwd: str, session_id: str) -> list[UserFrame | AssistantFrame]:
         try:
             return list(history.read_messages(cwd, session_id, config_dir=self._config_dir()))
-        except history.ConversationNotFound as exc:
+        except history.TranscriptNotFound as exc:
             raise JsonRpcError(RESOURCE_NOT_FOUND, str(exc)) from None
 
     async def list_sessions(self, params: wire.ListSessionsParams) -> wire.ListSessionsResult:
-        """The conversations of ``cwd`` (else of every directory a held session is in),
+        """The transcripts of ``cwd`` (else of every directory a held session is in),
         newest first, 50 a page; ``cursor`` is the offset of the next page."""
         if params.cwd:
             cwds = [await self._cwd(params.cwd)]
         else:
             cwds = sorted({live.cwd for live in self.sessions.values()})
         offset = int(params.cursor) if params.cursor and params.cursor.isdigit() else 0
-        found: list[history.ConversationInfo] = []
+        found: list[history.TranscriptInfo] = []
         for cwd in cwds:
             found += await anyio.to_thread.run_sync(
-                functools.partial(history.list_conversations, cwd, config_dir=self._config_dir())
+                functools.partial(history.list_transcripts, cwd, config_dir=self._config_dir())
             )
         found.sort(key=lambda c: c.last_modified, reverse=True)
         page = found[offset : offset + _PAGE]

@@ -16,7 +16,6 @@ __all__ = [
     "BudgetExceeded",
     "CliNotFound",
     "ControlError",
-    "ConversationNotFound",
     "DeadlineExceeded",
     "DuplexError",
     "LimitExceeded",
@@ -26,6 +25,7 @@ __all__ = [
     "RequestRejected",
     "SessionClosed",
     "SessionEnded",
+    "TranscriptNotFound",
     "TurnInFlight",
     "UnknownRequest",
     "Unsupported",
@@ -133,10 +133,10 @@ class Unsupported(RequestRejected):
         self.capability = capability
 
 
-class ConversationNotFound(DuplexError):
+class TranscriptNotFound(DuplexError):
     """No transcript of this id in this directory (or the id is not a session id)."""
 
     def __init__(self, claude_session_id: str, cwd: str) -> None:
-        super().__init__(f"no conversation {claude_session_id!r} in the history of {cwd}")
+        super().__init__(f"no transcript {claude_session_id!r} in the history of {cwd}")
         self.claude_session_id = claude_session_id
         self.cwd = cwd

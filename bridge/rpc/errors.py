@@ -65,7 +65,7 @@ _LIBRARY: dict[type[duplex.DuplexError], int] = {
     duplex.ProcessFailed: wire.ErrorCode.PROCESS_FAILED,
     ControlError: wire.ErrorCode.CONTROL_ERROR,
     UnknownRequest: wire.ErrorCode.UNKNOWN_REQUEST,
-    history.ConversationNotFound: wire.ErrorCode.HISTORY_NOT_FOUND,
+    history.TranscriptNotFound: wire.ErrorCode.TRANSCRIPT_NOT_FOUND,
     Unsupported: wire.ErrorCode.UNSUPPORTED,
     ProtocolError: wire.ErrorCode.SESSION_CLOSED,  # the session was closed for it
 }
@@ -101,7 +101,7 @@ def _from_library(exc: duplex.DuplexError) -> JsonRpcError:
         data.limit = exc.limit
     elif isinstance(exc, DeadlineExceeded):
         data.limit = exc.deadline
-    elif isinstance(exc, history.ConversationNotFound):
+    elif isinstance(exc, history.TranscriptNotFound):
         data.claude_session_id = exc.claude_session_id
     elif isinstance(exc, Unsupported):
         data.capability = exc.capability

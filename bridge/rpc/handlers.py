@@ -38,11 +38,11 @@ from .clis import CliCatalog
 from .errors import invalid_params, to_error
 from .event_queue import EventQueue
 from .events import to_wire, turn_result, wire_exit_status
-from .history import HistoryMethods
 from .permissions import PermissionBridge
 from .permissions import decision as to_decision
 from .sessions import BridgeConfig, Entry, SessionRegistry
 from .spawn import create_options
+from .transcripts import TranscriptMethods
 
 __all__ = ["Bridge", "BridgeConfig"]
 
@@ -87,7 +87,7 @@ class Bridge:
             self.config, self.events, self.clis, self.notify, self.log_message
         )
         self.permissions = PermissionBridge(self.endpoint, self.events, self.sessions.live)
-        self.history = HistoryMethods(self.sessions, self.config.base_env)
+        self.transcripts = TranscriptMethods(self.sessions, self.config.base_env)
         self.exit_code = 0
         self._tg: anyio.abc.TaskGroup | None = None
         self._shutdown_requested = False
@@ -155,10 +155,10 @@ class Bridge:
             "session/status": self.status,
             "session/list": self.list_sessions,
             "session/close": self.close,
-            "session/history": self.history.list_history,
-            "session/transcript": self.history.transcript,
-            "session/renameHistory": self.history.rename_history,
-            "session/deleteHistory": self.history.delete_history,
+            "session/history": self.transcripts.list_transcripts,
+            "session/transcript": self.transcripts.transcript,
+            "session/renameHistory": self.transcripts.rename_transcript,
+            "session/deleteHistory": self.transcripts.delete_transcript,
         }
         for name, handler in table.items():
             spec = wire.METHODS_BY_NAME[name]
@@ -277,7 +277,7 @@ class Bridge:
                 params.resume,
                 config_dir=history.config_dir(options.env),
             )
-            replay = await anyio.to_thread.run_sync(read)  # ConversationNotFound before any spawn
+            replay = await anyio.to_thread.run_sync(read)  # TranscriptNotFound before any spawn
         budget = (
             params.budget.max_cost_usd if isinstance(params.budget, wire.Budget) else params.budget
         )

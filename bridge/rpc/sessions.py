@@ -204,7 +204,7 @@ class SessionRegistry:
             cli=self._clis.info(entry.cli_path, entry.cli, session),
         )
 
-    def live_conversations(self) -> dict[str, str]:
+    def held_transcripts(self) -> dict[str, str]:
         """Claude session id -> the id of the live bridge session holding it."""
         live: dict[str, str] = {}
         for entry in self.live.values():

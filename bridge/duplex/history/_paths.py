@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import ConversationNotFound
+from ..errors import TranscriptNotFound
 
 __all__ = [
     "MAX_ENCODED",
@@ -110,12 +110,12 @@ def project_dir(cwd: str | os.PathLike[str], config: Path | None) -> Path | None
 def transcript_path(
     cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> Path:
-    """The transcript file of one conversation; raises :class:`ConversationNotFound`."""
+    """The file of one transcript; raises :class:`TranscriptNotFound`."""
     if not UUID.match(claude_session_id):
-        raise ConversationNotFound(claude_session_id, str(cwd))
+        raise TranscriptNotFound(claude_session_id, str(cwd))
     project = project_dir(cwd, config_dir)
     if project is not None:
         path = project / f"{claude_session_id}.jsonl"
         if path.is_file():
             return path
-    raise ConversationNotFound(claude_session_id, str(cwd))
+    raise TranscriptNotFound(claude_session_id, str(cwd))

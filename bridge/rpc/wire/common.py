@@ -82,8 +82,8 @@ class ErrorCode:
     UNKNOWN_REQUEST = -31010
     CONTROL_ERROR = -31011
     MESSAGE_TOO_LARGE = -31012
-    HISTORY_NOT_FOUND = -31013
-    CONVERSATION_IN_USE = -31014
+    TRANSCRIPT_NOT_FOUND = -31013
+    TRANSCRIPT_IN_USE = -31014
     UNSUPPORTED = -31015
     SERVER_NOT_INITIALIZED = -32002
     CONNECTION_CLOSED = jsonrpc.CONNECTION_CLOSED
@@ -142,13 +142,13 @@ ERRORS: dict[int, tuple[str, str]] = {
         "MessageTooLarge",
         "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
     ),
-    ErrorCode.HISTORY_NOT_FOUND: (
-        "HistoryNotFound",
-        "No conversation with this `claudeSessionId` in the history of this `cwd`.",
+    ErrorCode.TRANSCRIPT_NOT_FOUND: (
+        "TranscriptNotFound",
+        "No transcript with this `claudeSessionId` in the history of this `cwd`.",
     ),
-    ErrorCode.CONVERSATION_IN_USE: (
-        "ConversationInUse",
-        "A live session holds the conversation (`data.sessionId`); close it first.",
+    ErrorCode.TRANSCRIPT_IN_USE: (
+        "TranscriptInUse",
+        "A live session holds the transcript (`data.sessionId`); close it first.",
     ),
     ErrorCode.UNSUPPORTED: (
         "Unsupported",
@@ -182,10 +182,10 @@ class ErrorData(_Wire):
     limit: str | None = None
     """For LimitExceeded / DeadlineExceeded: which limit."""
     session_id: str | None = None
-    """For SessionNotFound: the id that was asked for; for ConversationInUse: the live
-    session holding the conversation."""
+    """For SessionNotFound: the id that was asked for; for TranscriptInUse: the live
+    session holding the transcript."""
     claude_session_id: str | None = None
-    """For HistoryNotFound and ConversationInUse: the conversation."""
+    """For TranscriptNotFound and TranscriptInUse: the transcript."""
     capability: str | None = None
     """For Unsupported: the CLI capability that is missing."""
 

@@ -234,7 +234,7 @@ class CreateParams(_Wire):
     """Seconds to wait for a permission answer before denying (overrides initialize's)."""
     replay: bool = False
     """With ``resume``: before the create answer, send the conversation's past messages as
-    ``session/event``s marked ``replay: true`` (HistoryNotFound when it has no transcript)."""
+    ``session/event``s marked ``replay: true`` (TranscriptNotFound when it has no transcript)."""
 
 
 class CreateResult(_Wire):

@@ -1,8 +1,8 @@
-"""The history methods: past conversations of a directory, read, renamed, deleted.
+"""The transcript methods: a directory's transcripts listed, read, renamed, deleted.
 
 ``session/history``, ``session/transcript``, ``session/renameHistory`` and
 ``session/deleteHistory`` read and write the CLI's transcripts (in a thread);
-a conversation a live session holds is named by it, and cannot be deleted.
+a transcript a live session holds is named by it, and cannot be deleted.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from .errors import invalid_params
 from .events import to_wire
 from .sessions import SessionRegistry
 
-__all__ = ["HistoryMethods"]
+__all__ = ["TranscriptMethods"]
 
 
-class HistoryMethods:
-    """The history methods of one bridge."""
+class TranscriptMethods:
+    """The transcript methods of one bridge."""
 
     def __init__(self, sessions: SessionRegistry, base_env: Mapping[str, str] | None) -> None:
         self._sessions = sessions
@@ -35,22 +35,24 @@ class HistoryMethods:
     def _history_dir(self) -> Path:
         return history.config_dir(self._base_env or os.environ)
 
-    async def list_history(self, params: wire.HistoryParams) -> wire.HistoryResult:
+    async def list_transcripts(
+        self, params: wire.ListTranscriptsParams
+    ) -> wire.ListTranscriptsResult:
         """``session/history``."""
         await self._sessions.transcripts_written()
         page = await anyio.to_thread.run_sync(
             functools.partial(
-                history.list_conversations_page,
+                history.list_transcripts_page,
                 _expand(params.cwd),
                 limit=params.limit,
                 offset=params.offset,
                 config_dir=self._history_dir(),
             )
         )
-        live = self._sessions.live_conversations()
-        return wire.HistoryResult(
-            conversations=[
-                wire.HistoryEntry(
+        live = self._sessions.held_transcripts()
+        return wire.ListTranscriptsResult(
+            transcripts=[
+                wire.TranscriptInfo(
                     claude_session_id=c.claude_session_id,
                     title=c.title,
                     custom_title=c.custom_title,
@@ -64,12 +66,12 @@ class HistoryMethods:
                     file_size=c.file_size,
                     live_session_id=live.get(c.claude_session_id),
                 )
-                for c in page.conversations
+                for c in page.transcripts
             ],
             total=page.total,
         )
 
-    async def transcript(self, params: wire.ConversationParams) -> wire.TranscriptResult:
+    async def transcript(self, params: wire.TranscriptParams) -> wire.TranscriptResult:
         """``session/transcript``."""
         cwd, config = _expand(params.cwd), self._history_dir()
         await self._sessions.transcripts_written(params.claude_session_id)
@@ -81,13 +83,13 @@ class HistoryMethods:
         events = await anyio.to_thread.run_sync(read)
         return wire.TranscriptResult(claude_session_id=params.claude_session_id, events=events)
 
-    async def rename_history(self, params: wire.RenameHistoryParams) -> wire.Empty:
+    async def rename_transcript(self, params: wire.RenameTranscriptParams) -> wire.Empty:
         """``session/renameHistory``."""
         if not params.title.strip():
             raise invalid_params("session/renameHistory", "the title is blank - at `$.title`")
         await self._sessions.transcripts_written(params.claude_session_id)
         rename = functools.partial(
-            history.rename_conversation,
+            history.rename_transcript,
             _expand(params.cwd),
             params.claude_session_id,
             params.title,
@@ -96,22 +98,22 @@ class HistoryMethods:
         await anyio.to_thread.run_sync(rename)
         return wire.Empty()
 
-    async def delete_history(self, params: wire.ConversationParams) -> wire.Empty:
-        """``session/deleteHistory``: refused while a live session holds the conversation."""
-        holder = self._sessions.live_conversations().get(params.claude_session_id)
+    async def delete_transcript(self, params: wire.TranscriptParams) -> wire.Empty:
+        """``session/deleteHistory``: refused while a live session holds the transcript."""
+        holder = self._sessions.held_transcripts().get(params.claude_session_id)
         if holder is not None:
             raise JsonRpcError(
-                wire.ErrorCode.CONVERSATION_IN_USE,
-                f"conversation {params.claude_session_id} is held by live session {holder}: "
+                wire.ErrorCode.TRANSCRIPT_IN_USE,
+                f"transcript {params.claude_session_id} is held by live session {holder}: "
                 "close that session first",
                 wire.ErrorData(
-                    kind="ConversationInUse",
+                    kind="TranscriptInUse",
                     session_id=holder,
                     claude_session_id=params.claude_session_id,
                 ),
             )
         delete = functools.partial(
-            history.delete_conversation,
+            history.delete_transcript,
             _expand(params.cwd),
             params.claude_session_id,
             config_dir=self._history_dir(),

@@ -1,4 +1,4 @@
-"""Conversation history on the wire: list, read and rename the CLI's transcripts."""
+"""The CLI's transcripts (its stored conversations) on the wire: list, read, rename, delete."""
 
 from __future__ import annotations
 
@@ -6,28 +6,28 @@ from .common import _Wire
 from .events import Event
 
 __all__ = [
-    "ConversationParams",
-    "HistoryEntry",
-    "HistoryParams",
-    "HistoryResult",
-    "RenameHistoryParams",
+    "ListTranscriptsParams",
+    "ListTranscriptsResult",
+    "RenameTranscriptParams",
+    "TranscriptInfo",
+    "TranscriptParams",
     "TranscriptResult",
 ]
 
 
-class HistoryParams(_Wire):
-    """``session/history`` params: the conversations the CLI keeps for ``cwd``."""
+class ListTranscriptsParams(_Wire):
+    """``session/history`` params: the transcripts the CLI keeps for ``cwd``."""
 
     cwd: str
     """The project directory (as ``session/create`` takes it)."""
     limit: int | None = None
-    """At most this many conversations (null or 0: all)."""
+    """At most this many transcripts (null or 0: all)."""
     offset: int = 0
     """Skip this many of the newest first."""
 
 
-class HistoryEntry(_Wire):
-    """One earlier conversation of a directory."""
+class TranscriptInfo(_Wire):
+    """One transcript of a directory: an earlier conversation the CLI stored."""
 
     claude_session_id: str
     """The CLI's session id: ``session/create`` resumes it with ``resume``."""
@@ -36,7 +36,7 @@ class HistoryEntry(_Wire):
     custom_title: str | None
     """The title a rename gave it (``session/renameHistory`` or the CLI's ``/rename``)."""
     summary: str | None
-    """The CLI's own title or summary of the conversation, when it wrote one."""
+    """The CLI's own title or summary of the transcript, when it wrote one."""
     first_prompt: str | None
     """The first thing the user typed (commands and IDE context skipped), at most 200 chars."""
     created_at: int | None
@@ -53,43 +53,43 @@ class HistoryEntry(_Wire):
     file_size: int | None
     """The transcript's size in bytes."""
     live_session_id: str | None = None
-    """The bridge session holding the conversation now, if any."""
+    """The bridge session holding the transcript now, if any."""
 
 
-class HistoryResult(_Wire):
+class ListTranscriptsResult(_Wire):
     """``session/history`` result, newest first."""
 
-    conversations: list[HistoryEntry]
-    """One page of conversations, newest first."""
+    transcripts: list[TranscriptInfo]
+    """One page of transcripts, newest first."""
     total: int
-    """How many conversations the directory has in all."""
+    """How many transcripts the directory has in all."""
 
 
-class ConversationParams(_Wire):
-    """Params naming one conversation of a directory's history."""
+class TranscriptParams(_Wire):
+    """Params naming one transcript of a directory."""
 
     cwd: str
     """The project directory."""
     claude_session_id: str
-    """The conversation, as ``session/history`` lists it."""
+    """The transcript, as ``session/history`` lists it."""
 
 
 class TranscriptResult(_Wire):
-    """``session/transcript`` result: the conversation as the events a live turn sends."""
+    """``session/transcript`` result: the transcript as the events a live turn sends."""
 
     claude_session_id: str
-    """The conversation."""
+    """The transcript."""
     events: list[Event]
     """``userText``, ``assistantText``, ``thinking``, ``toolUse`` and ``toolResult`` events,
     in order."""
 
 
-class RenameHistoryParams(_Wire):
+class RenameTranscriptParams(_Wire):
     """``session/renameHistory`` params."""
 
     cwd: str
     """The project directory."""
     claude_session_id: str
-    """The conversation."""
+    """The transcript."""
     title: str
     """The new title (not blank)."""
