@@ -23,15 +23,18 @@ import anyio
 
 from . import __version__
 from .duplex import (
+    CLI_ENV_VAR,
+    FALLBACKS,
+    MIN_CLI_VERSION,
+    TESTED_CLI_VERSIONS,
     CliNotFound,
     DuplexError,
     DuplexOptions,
     DuplexSession,
     find_cli,
     probe_version,
+    version_supported,
 )
-from .duplex.discovery import ENV_VAR
-from .duplex.features import FALLBACKS, MIN_CLI_VERSION, TESTED_CLI_VERSIONS, version_supported
 
 NPM_PACKAGE = "@anthropic-ai/claude-code"
 BUNDLED_EXTRA = (
@@ -69,9 +72,9 @@ def _lighter_routes(claude_path: str | None) -> list[str]:
     """The ways to a CLI lighter than the ``cli`` extra that exist on this machine."""
     routes = []
     on_path = shutil.which("claude")
-    if on_path and (claude_path or os.environ.get(ENV_VAR)):
+    if on_path and (claude_path or os.environ.get(CLI_ENV_VAR)):
         routes.append(
-            f"a `claude` is on PATH ({on_path}): without --claude-path and ${ENV_VAR} "
+            f"a `claude` is on PATH ({on_path}): without --claude-path and ${CLI_ENV_VAR} "
             "the bridge runs that one"
         )
     return routes + _npm_route()

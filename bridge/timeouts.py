@@ -7,7 +7,7 @@ waits a host chooses (close and kill grace, turn and control timeouts) are optio
 :class:`bridge.duplex.DuplexOptions` and ``bridge.rpc.server.BridgeConfig``, not
 constants. The one fixed wait kept elsewhere is the host guard's sweep pause: the
 guard runs as a stdlib-only process that imports nothing of the bridge
-(``bridge/duplex/guard.py``).
+(``bridge/duplex/_guard.py``).
 
 Code reads these as ``timeouts.NAME`` when it waits, so a test may patch one.
 """

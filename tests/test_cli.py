@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from bridge import doctor
-from bridge.duplex import discovery
-from bridge.duplex.features import FALLBACKS, MIN_CLI_VERSION
+from bridge.duplex import FALLBACKS, MIN_CLI_VERSION, bundled_cli
 from bridge.duplex.pool import MAX_POOL_SIZE
 from bridge.testing.fake_cli import write_fake_cli
 
@@ -150,7 +149,7 @@ def test_doctor_with_no_cli_anywhere_lists_every_place_tried(
 ) -> None:
     monkeypatch.delenv("CLAUDE_BRIDGE_CLAUDE", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(discovery, "bundled_cli", lambda: None)
+    monkeypatch.setitem(sys.modules, "claude_agent_sdk", None)  # no wheel with a bundled CLI
     assert doctor.main(None) == 2
     err = capsys.readouterr().err
     for place in ("--claude-path", "CLAUDE_BRIDGE_CLAUDE", "`claude` on PATH", "claude-agent-sdk"):
@@ -187,7 +186,7 @@ def test_doctor_finds_the_bundled_cli_and_reports_its_version(tmp_path: Path) ->
     env["HOME"] = str(tmp_path)
     done = run_bridge("doctor", env=env)
     assert done.returncode == 0, done.stderr
-    bundled = discovery.bundled_cli()
+    bundled = bundled_cli()
     assert bundled is not None
     assert str(bundled) in done.stdout
     assert "2.1.332" in done.stdout

@@ -4,17 +4,21 @@ Zed, JetBrains IDEs, CodeCompanion, avante, agent-shell and ``acpx`` start an
 ACP agent as a subprocess and speak JSON-RPC 2.0 to it, one message per line on
 stdio. :func:`serve_stdio` is that agent: the JSON-RPC peer is the generic
 :class:`~bridge.jsonrpc.Endpoint` (framing, dispatch, correlation),
-:mod:`.agent` the ACP methods over :class:`bridge.duplex.DuplexSession`,
-:mod:`.tools` and :mod:`.content` the translations, :mod:`.wire` the message types.
+:mod:`._agent` the ACP methods over :class:`bridge.duplex.DuplexSession`.
+
+Public, besides what is importable here: :mod:`bridge.acp.wire`, the ACP message types
+the agent speaks, and :mod:`bridge.acp.tools`, how a Claude Code tool call looks in ACP
+(title, kind, content, locations). The rest (``_agent``, ``_updates``,
+``_permissions``, ``_content``) is the implementation.
 """
 
 from __future__ import annotations
 
-from bridge.jsonrpc import Endpoint, FdReceiveStream, FdSendStream, run_stdio
+from bridge.jsonrpc import FdReceiveStream, FdSendStream, run_stdio
 
-from .agent import AcpAgent, AcpConfig, endpoint
+from ._agent import AcpAgent, AcpConfig, endpoint
 
-__all__ = ["AcpAgent", "AcpConfig", "Endpoint", "serve_stdio"]
+__all__ = ["AcpAgent", "AcpConfig", "serve_stdio"]
 
 
 def serve_stdio(config: AcpConfig, *, log_file: str | None = None, verbose: bool = False) -> int:

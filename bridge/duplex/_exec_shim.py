@@ -1,6 +1,6 @@
 """The CLI's first instant: arm the parent-death signal and the child subreaper, then exec.
 
-:meth:`bridge.duplex.process.CliProcess.spawn` starts every CLI as
+:meth:`bridge.duplex._process.CliProcess.spawn` starts every CLI as
 ``python -I -S _exec_shim.py <host pid> <cli> <args>...`` in a new session. This
 program, in the child's own process, asks the kernel to SIGKILL it when the host's
 forking thread dies (``PR_SET_PDEATHSIG``) and to adopt its orphaned descendants

@@ -5,12 +5,12 @@ Two bases group them by what the host can do next: :class:`SessionEnded` (the
 session is gone or going: closed, failed, over a limit or a deadline; start a new
 one) and :class:`RequestRejected` (this call was refused and the session is as it
 was: a turn in flight, a message not sent, an unknown request, the budget spent).
-The JSON-RPC bridge maps the classes to wire error codes (``bridge.rpc.errors``).
+The JSON-RPC bridge maps the classes to wire error codes (``bridge.rpc._errors``).
 """
 
 from __future__ import annotations
 
-from .status import ExitStatus
+from ._status import ExitStatus
 
 __all__ = [
     "BudgetExceeded",
@@ -126,7 +126,7 @@ class UnknownRequest(RequestRejected):
 
 
 class Unsupported(RequestRejected):
-    """The running CLI lacks the capability a call needs (see :mod:`bridge.duplex.features`)."""
+    """The running CLI lacks the capability a call needs (see :mod:`bridge.duplex._features`)."""
 
     def __init__(self, message: str, capability: str) -> None:
         super().__init__(message)

@@ -32,9 +32,9 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .. import timeouts
+from ._options import DuplexOptions
+from ._session import DuplexSession
 from .errors import DuplexError
-from .options import DuplexOptions
-from .session import DuplexSession
 
 __all__ = ["MAX_POOL_SIZE", "WarmPool", "pool_key", "warm_context"]
 

@@ -1,6 +1,6 @@
 """A bridge killed by SIGKILL leaves nothing of its sessions running: the CLIs die by
 their parent-death signal, what they started (in their group or in sessions of their
-own, re-parented away) dies by the bridge's guard (``bridge.duplex.guard``)."""
+own, re-parented away) dies by the bridge's guard (``bridge.duplex._guard``)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from bridge.duplex.history import (
     read_messages,
     rename_transcript,
 )
-from bridge.rpc.events import to_wire
+from bridge.rpc import to_wire
 from bridge.rpc.wire import ThinkingEvent
 from bridge.testing.transcripts import ENTRIES_PER_TURN, write_transcript
 

@@ -9,7 +9,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bridge.duplex.guard import GUARD_ENV, marked_pids
+from bridge.duplex import GUARD_ENV, marked_pids
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import start_host, wait_dead
 from bridge.testing.procs import alive

@@ -10,13 +10,17 @@ import pytest
 from anyio import wait_all_tasks_blocked
 
 from bridge import timeouts
-from bridge.duplex import Allow, DuplexSession
-from bridge.duplex.control import InterruptResult
+from bridge.duplex import (
+    INTERRUPT_RECEIPT,
+    MAX_MESSAGES_PER_TURN,
+    MAX_QUEUED_MESSAGES,
+    Allow,
+    DuplexSession,
+    InterruptResult,
+    MessageResult,
+)
 from bridge.duplex.errors import NotSent
-from bridge.duplex.features import INTERRUPT_RECEIPT
 from bridge.duplex.frames import CommandLifecycle, StreamEvent
-from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
-from bridge.duplex.turns import MessageResult
 
 from .conftest import Cli
 from .sessions import HELD, Options, Turn, defer, held_turn, next_deferred

@@ -11,11 +11,17 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, ProcessFailed, SessionClosed
+from bridge.duplex import (
+    STDERR_RING_BYTES,
+    CliNotFound,
+    CloseResult,
+    DuplexOptions,
+    DuplexSession,
+    ProcessFailed,
+    SessionClosed,
+    SessionExited,
+)
 from bridge.duplex.frames import SystemInit
-from bridge.duplex.process import STDERR_RING_BYTES
-from bridge.duplex.session import CloseResult
-from bridge.duplex.subscriptions import SessionExited
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.procs import reaped
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge import timeouts
-from bridge.duplex import probe_version
-from bridge.duplex.guard import GUARD_ENV
+from bridge.duplex import GUARD_ENV, probe_version
 from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio

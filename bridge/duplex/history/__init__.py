@@ -20,7 +20,7 @@ before it answers the turn; 2.1.257 and 2.1.176 queue them and append the queue 
 100 ms, after the answer. On those, a live conversation's transcript may lack the turn that
 has just ended (a brand-new conversation may have no file yet) for a moment, and a SIGKILL
 loses what was still queued; a graceful exit writes everything
-(:func:`bridge.duplex.features.writes_transcript_behind`; the bridge's history methods
+(:func:`bridge.duplex.writes_transcript_behind`; the bridge's history methods
 wait out that moment for a transcript a live session holds). The transcripts
 themselves are read the same way from every supported CLI.
 

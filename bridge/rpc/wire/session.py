@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bridge.duplex.features import MIN_CLI_VERSION
+from bridge.duplex import MIN_CLI_VERSION
 
 from .common import Count, EnvName, ExitStatus, PermissionMode, Seconds, Usd, _Wire
 

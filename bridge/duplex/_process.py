@@ -11,7 +11,7 @@ session. The CLI runs each Bash tool command in a session of its own, outside
 that group, so the child is also made a *child subreaper*: orphaned
 descendants (``cmd &``) are adopted by the CLI, not by init, and are found by
 walking ``/proc`` before the CLI is stopped and killed after it. A host killed by
-SIGKILL cannot do any of that: its guard (:mod:`bridge.duplex.guard`) does, for
+SIGKILL cannot do any of that: its guard (:mod:`bridge.duplex._guard`) does, for
 every process whose environment carries the marker each CLI is started with.
 
 Pipes are non-blocking file descriptors awaited with ``anyio.wait_readable`` /
@@ -32,9 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 import anyio
 
 from .. import timeouts
-from . import guard
+from . import _guard
+from ._status import ExitStatus
 from .errors import CliNotFound, DuplexError, ProcessFailed
-from .status import ExitStatus
 
 __all__ = ["STDERR_RING_BYTES", "CliProcess", "descendants"]
 
@@ -202,7 +202,7 @@ class CliProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env={**env, **guard.marker()},
+                env={**env, **_guard.marker()},
                 start_new_session=True,
                 close_fds=True,
             )

@@ -40,9 +40,9 @@ from bridge.duplex.pool import WarmPool, warm_context
 from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Endpoint, JsonRpcError, Reply
 
 from . import wire
-from .content import UnsupportedContent, to_messages_content
-from .permissions import Permissions, resolve_asking
-from .updates import (
+from ._content import UnsupportedContent, to_messages_content
+from ._permissions import Permissions, resolve_asking
+from ._updates import (
     EFFORTS,
     Live,
     Updates,

@@ -25,10 +25,10 @@ from bridge import duplex
 from bridge.jsonrpc import Endpoint
 
 from . import wire
-from .event_queue import EventQueue
+from ._event_queue import EventQueue
 
 if TYPE_CHECKING:
-    from .sessions import Entry
+    from ._sessions import Entry
 
 __all__ = ["PermissionBridge", "SessionPermissions", "decision"]
 

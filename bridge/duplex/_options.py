@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._permissions import PermissionHandler
     from .mcp import McpServer
-    from .permissions import PermissionHandler
 
 HookCallback = Callable[[dict[str, Any], "str | None"], Awaitable[dict[str, Any]]]
 """A hook callback: ``(input, tool_use_id) -> hook output`` (e.g. ``{"continue": True}``)."""

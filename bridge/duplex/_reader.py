@@ -14,7 +14,10 @@ from collections.abc import Callable
 import anyio
 import msgspec
 
-from .control import ControlProtocol
+from ._control import ControlProtocol
+from ._options import DuplexOptions
+from ._process import CliProcess
+from ._subscriptions import Event, InvalidLine, Subscribers
 from .errors import DuplexError, LimitExceeded, ProtocolError
 from .frames import (
     ControlCancelRequest,
@@ -25,9 +28,6 @@ from .frames import (
     StreamEvent,
     UnknownFrame,
 )
-from .options import DuplexOptions
-from .process import CliProcess
-from .subscriptions import Event, InvalidLine, Subscribers
 
 __all__ = ["Reader"]
 

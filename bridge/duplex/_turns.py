@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import msgspec
 
+from ._features import terminal_reason
+from ._options import Limits
+from ._subscriptions import Event
 from .errors import LimitExceeded
-from .features import terminal_reason
 from .frames import AssistantFrame, CommandLifecycle, ResultFrame
-from .options import Limits
-from .subscriptions import Event
 
 __all__ = ["MessageResult", "Turn", "TurnResult"]
 

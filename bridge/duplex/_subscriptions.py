@@ -14,9 +14,9 @@ from collections.abc import Callable
 import anyio
 import msgspec
 
+from ._permissions import PermissionRequest
+from ._status import ExitStatus
 from .frames import Frame, RawFrame
-from .permissions import PermissionRequest
-from .status import ExitStatus
 
 __all__ = [
     "Event",

@@ -34,15 +34,15 @@ from bridge.duplex.pool import WarmPool, warm_context
 from bridge.jsonrpc import BadHeader, Endpoint, JsonRpcError, Request, TooLarge, convert_params
 
 from . import wire
-from .clis import CliCatalog
-from .errors import invalid_params, to_error
-from .event_queue import EventQueue
-from .events import to_wire, turn_result, wire_exit_status
-from .permissions import PermissionBridge
-from .permissions import decision as to_decision
-from .sessions import BridgeConfig, Entry, SessionRegistry
-from .spawn import create_options
-from .transcripts import TranscriptMethods
+from ._clis import CliCatalog
+from ._errors import invalid_params, to_error
+from ._event_queue import EventQueue
+from ._events import to_wire, turn_result, wire_exit_status
+from ._permissions import PermissionBridge
+from ._permissions import decision as to_decision
+from ._sessions import BridgeConfig, Entry, SessionRegistry
+from ._spawn import create_options
+from ._transcripts import TranscriptMethods
 
 __all__ = ["Bridge", "BridgeConfig"]
 

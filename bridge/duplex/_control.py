@@ -19,6 +19,9 @@ from typing import Any
 import anyio
 import msgspec
 
+from ._options import DuplexOptions, HookCallback
+from ._permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
+from ._subscriptions import Event, PermissionDeferred
 from .errors import (
     ControlError,
     DeadlineExceeded,
@@ -29,9 +32,6 @@ from .errors import (
     UnknownRequest,
 )
 from .frames import ControlCancelRequest, ControlRequest, ControlResponse
-from .options import DuplexOptions, HookCallback
-from .permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
-from .subscriptions import Event, PermissionDeferred
 
 __all__ = [
     "ContextUsage",

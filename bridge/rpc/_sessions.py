@@ -23,17 +23,15 @@ import msgspec
 from anyio.abc import TaskStatus
 
 from bridge import duplex, timeouts
+from bridge.duplex import CloseResult, SessionExited, writes_transcript_behind
 from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
-from bridge.duplex.features import writes_transcript_behind
 from bridge.duplex.frames import SystemInit
-from bridge.duplex.session import CloseResult
-from bridge.duplex.subscriptions import SessionExited
 from bridge.jsonrpc import JsonRpcError
 
 from . import wire
-from .clis import CliCatalog, KnownCli
-from .event_queue import EventQueue
-from .events import to_wire, wire_exit_status
+from ._clis import CliCatalog, KnownCli
+from ._event_queue import EventQueue
+from ._events import to_wire, wire_exit_status
 
 __all__ = ["BridgeConfig", "Entry", "SessionRegistry", "Tombstone"]
 

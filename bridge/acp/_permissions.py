@@ -19,7 +19,7 @@ from bridge import duplex
 from bridge.jsonrpc import Endpoint, JsonRpcError
 
 from . import tools, wire
-from .updates import Live, Updates
+from ._updates import Live, Updates
 
 __all__ = ["Permissions", "resolve_asking"]
 

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from bridge import duplex
+from bridge.duplex import Event, Lagged
 from bridge.duplex.frames import (
     AssistantFrame,
     ContentBlock,
@@ -24,7 +25,6 @@ from bridge.duplex.frames import (
     SystemStatus,
     UserFrame,
 )
-from bridge.duplex.subscriptions import Event, Lagged
 from bridge.jsonrpc import Endpoint
 
 from . import tools, wire

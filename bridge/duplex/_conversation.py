@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
+from ._session import DuplexSession
+from ._turns import TurnResult
 from .errors import BudgetExceeded
-from .session import DuplexSession
-from .turns import TurnResult
 
 __all__ = ["Conversation", "TurnRecord"]
 

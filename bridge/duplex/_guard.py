@@ -3,7 +3,7 @@
 A CLI dies with its host by its parent-death signal, but what the CLI started does
 not: the CLI runs each Bash tool command in a session of its own, and a child that
 outlives the CLI is re-parented away from it. A host that closes its sessions kills
-them all (see :mod:`bridge.duplex.process`); a host killed by SIGKILL cannot. So the
+them all (see :mod:`bridge.duplex._process`); a host killed by SIGKILL cannot. So the
 first CLI a host process spawns also starts that host's guard: a stdlib-only Python
 process, blocked reading a pipe whose write end only the host holds. However the
 host dies, the kernel closes the write end; the guard reads end of file and

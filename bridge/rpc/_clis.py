@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from bridge import duplex, timeouts
-from bridge.duplex.features import (
+from bridge.duplex import (
     FALLBACKS,
     MIN_CLI_VERSION,
     CliFeatures,

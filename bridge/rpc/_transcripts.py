@@ -18,9 +18,9 @@ from bridge.duplex import history
 from bridge.jsonrpc import JsonRpcError
 
 from . import wire
-from .errors import invalid_params
-from .events import to_wire
-from .sessions import SessionRegistry
+from ._errors import invalid_params
+from ._events import to_wire
+from ._sessions import SessionRegistry
 
 __all__ = ["TranscriptMethods"]
 

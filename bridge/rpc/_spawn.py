@@ -19,8 +19,8 @@ from bridge import duplex
 from bridge.jsonrpc import JsonRpcError, find_nul
 
 from . import wire
-from .errors import invalid_params
-from .sessions import BridgeConfig
+from ._errors import invalid_params
+from ._sessions import BridgeConfig
 
 __all__ = ["create_options"]
 

@@ -31,7 +31,7 @@ from bridge.duplex.errors import (
 from bridge.jsonrpc import JsonRpcError
 
 from . import wire
-from .events import wire_exit_status
+from ._events import wire_exit_status
 
 __all__ = ["invalid_params", "to_error"]
 

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from bridge import duplex
-from bridge.duplex.features import terminal_reason
+from bridge.duplex import Event, InvalidLine, Lagged, terminal_reason
 from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
@@ -26,7 +26,6 @@ from bridge.duplex.frames import (
     UnknownFrame,
     UserFrame,
 )
-from bridge.duplex.subscriptions import Event, InvalidLine, Lagged
 
 from . import wire
 

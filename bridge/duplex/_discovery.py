@@ -6,7 +6,7 @@ binary bundled in an installed ``claude-agent-sdk`` wheel. An explicit path or
 variable that is wrong is an error, never a silent fall-through to another CLI.
 
 :func:`probe_version` runs ``claude --version`` the way a session runs the CLI
-(:class:`~bridge.duplex.process.CliProcess`: its own process group, the host
+(:class:`~bridge.duplex._process.CliProcess`: its own process group, the host
 guard's marker, the parent-death signal), so a wrapper script that starts a daemon
 while it answers leaves nothing behind.
 """
@@ -22,11 +22,11 @@ from pathlib import Path
 import anyio
 
 from .. import timeouts
+from ._features import parse_version
+from ._process import CliProcess
 from .errors import CliNotFound, DuplexError
-from .features import parse_version
-from .process import CliProcess
 
-ENV_VAR = "CLAUDE_BRIDGE_CLAUDE"
+CLI_ENV_VAR = "CLAUDE_BRIDGE_CLAUDE"
 FIX_HINT = (
     "Install it with `pip install 'claude-duplex-bridge[cli]'` (bundles the CLI), "
     "put `claude` on PATH, set CLAUDE_BRIDGE_CLAUDE, or pass --claude-path."
@@ -55,9 +55,9 @@ def find_cli(
     environ = os.environ if env is None else env
     if explicit is not None:
         return _checked(Path(os.fspath(explicit)), "the explicit CLI path")
-    from_env = environ.get(ENV_VAR)
+    from_env = environ.get(CLI_ENV_VAR)
     if from_env:
-        return _checked(Path(from_env), f"${ENV_VAR}")
+        return _checked(Path(from_env), f"${CLI_ENV_VAR}")
     tried: list[str] = []
     on_path = shutil.which("claude", path=environ.get("PATH"))
     tried.append(f"`claude` on PATH ({'found ' + on_path if on_path else 'not found'})")
@@ -73,8 +73,8 @@ def find_cli(
         return bundled
     raise CliNotFound(
         "claude CLI not found. Tried: --claude-path (not given), "
-        f"${ENV_VAR} (not set), " + ", ".join(tried) + ". " + FIX_HINT,
-        tried=["--claude-path", f"${ENV_VAR}", *tried],
+        f"${CLI_ENV_VAR} (not set), " + ", ".join(tried) + ". " + FIX_HINT,
+        tried=["--claude-path", f"${CLI_ENV_VAR}", *tried],
     )
 
 

@@ -14,7 +14,7 @@ What the session does without each capability (its fallbacks):
 - ``msg_lifecycle_v1``: no :class:`~bridge.duplex.frames.CommandLifecycle` frames come; a
   command ends with its ``result`` (results come in command order) instead.
 - ``interrupt_receipt_v1``: the CLI answers ``interrupt`` without a body, so
-  :class:`~bridge.duplex.control.InterruptResult` says ``None`` (unknown) for the lists of
+  :class:`~bridge.duplex.InterruptResult` says ``None`` (unknown) for the lists of
   still-queued and cancelled messages instead of inventing ``[]``.
 - ``interrupt_cancel_queued_v1``: ``interrupt(cancel_queued=True)`` raises
   :class:`~bridge.duplex.errors.Unsupported`: such a CLI ignores the flag and runs the

@@ -37,7 +37,7 @@ import anyio
 import msgspec
 
 from .. import timeouts
-from .control import (
+from ._control import (
     ContextUsage,
     ControlProtocol,
     InterruptResult,
@@ -45,7 +45,15 @@ from .control import (
     SetModelResult,
     SetPermissionModeResult,
 )
-from .discovery import find_cli
+from ._discovery import find_cli
+from ._features import CANCEL_QUEUED, CliFeatures
+from ._options import DuplexOptions
+from ._permissions import Allow, Deny, PermissionRequest
+from ._process import CliProcess
+from ._reader import Reader
+from ._status import ExitStatus
+from ._subscriptions import Event, SessionExited, Subscribers, Subscription
+from ._turns import MessageResult, Turn, TurnResult
 from .errors import (
     DeadlineExceeded,
     DuplexError,
@@ -55,7 +63,6 @@ from .errors import (
     TurnInFlight,
     Unsupported,
 )
-from .features import CANCEL_QUEUED, CliFeatures
 from .frames import (
     AssistantFrame,
     CommandLifecycle,
@@ -64,13 +71,6 @@ from .frames import (
     SystemInit,
     SystemStatus,
 )
-from .options import DuplexOptions
-from .permissions import Allow, Deny, PermissionRequest
-from .process import CliProcess
-from .reader import Reader
-from .status import ExitStatus
-from .subscriptions import Event, SessionExited, Subscribers, Subscription
-from .turns import MessageResult, Turn, TurnResult
 
 __all__ = [
     "MAX_MESSAGES_PER_TURN",
@@ -243,7 +243,7 @@ class DuplexSession:
     @property
     def features(self) -> CliFeatures:
         """The CLI's version and capabilities, as far as they are known yet (capabilities
-        come with the first turn's ``system/init``; see :mod:`bridge.duplex.features`)."""
+        come with the first turn's ``system/init``; see :mod:`bridge.duplex._features`)."""
         return CliFeatures.reported(self.last_init, self.server_info)
 
     @property
