@@ -22,7 +22,6 @@ import datetime
 import functools
 import logging
 import os
-import signal
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -37,7 +36,14 @@ from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.pool import WarmPool, warm_context
-from bridge.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, Endpoint, JsonRpcError, Reply
+from bridge.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    Endpoint,
+    JsonRpcError,
+    Reply,
+    stop_on_signals,
+)
 
 from . import wire
 from ._content import UnsupportedContent, to_messages_content
@@ -101,7 +107,7 @@ class AcpAgent:
                 warmup=warm_context,
             )
             if self.config.handle_signals:
-                tg.start_soon(self._watch_signals)
+                tg.start_soon(stop_on_signals, self.endpoint.stop)
             await self.endpoint.serve(self._closing)
             tg.cancel_scope.cancel()
 
@@ -112,13 +118,6 @@ class AcpAgent:
         async with anyio.create_task_group() as closing:
             for live in list(self.sessions.values()):
                 closing.start_soon(self._close_session, live)
-
-    async def _watch_signals(self) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
-            async for _ in signals:
-                log.info("signal received: closing every session")
-                self.endpoint.stop()
-                return
 
     def _register(self) -> None:
         ep = self.endpoint

@@ -34,7 +34,7 @@ from ._errors import (
 from ._framing import BadHeader, Framing, MessageReader, TooLarge, frame
 from ._intake import ParseFailure, convert_params, decode_message, find_nul
 from ._outbound import Outbound, Queued
-from ._stdio import FdReceiveStream, FdSendStream, claim_stdio, run_stdio
+from ._stdio import FdReceiveStream, FdSendStream, claim_stdio, run_stdio, stop_on_signals
 
 __all__ = [
     "CONNECTION_CLOSED",
@@ -64,4 +64,5 @@ __all__ = [
     "find_nul",
     "frame",
     "run_stdio",
+    "stop_on_signals",
 ]

@@ -11,18 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = [
-    "CONNECTION_CLOSED",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "PARSE_ERROR",
-    "REQUEST_CANCELLED",
-    "ConnectionClosed",
-    "JsonRpcError",
-]
-
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601

@@ -10,7 +10,8 @@ file) are read and written directly.
 Some clients also treat any output on stderr as an error, so :func:`run_stdio` sends
 the ``bridge`` logs and Python's warnings to a log file (created private, mode 0600)
 and, when asked, to stderr: nowhere else. ``claude-bridge serve`` and
-``claude-bridge acp`` both run this way.
+``claude-bridge acp`` both run this way, and both stop on a signal as at the end of
+their input (:func:`stop_on_signals`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import stat
 from collections.abc import Awaitable, Callable, Iterator
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-__all__ = ["FdReceiveStream", "FdSendStream", "claim_stdio", "run_stdio"]
+__all__ = ["FdReceiveStream", "FdSendStream", "claim_stdio", "run_stdio", "stop_on_signals"]
+
+log = logging.getLogger("bridge.jsonrpc")
 
 _CHUNK = 256 * 1024
 
@@ -93,6 +97,16 @@ def claim_stdio() -> tuple[FdReceiveStream, FdSendStream]:
     os.dup2(devnull, 0)
     os.close(devnull)
     return FdReceiveStream(in_fd), FdSendStream(out_fd)
+
+
+async def stop_on_signals(stop: Callable[[], None]) -> None:
+    """Call ``stop`` at the first SIGTERM, SIGINT or SIGHUP: a stdio server ends on them
+    as it does at the end of its input (its sessions are closed, nothing is left)."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for received in signals:
+            log.info("signal %s received: stopping", received)
+            stop()
+            return
 
 
 def run_stdio(

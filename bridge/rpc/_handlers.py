@@ -18,7 +18,6 @@ import dataclasses
 import functools
 import itertools
 import logging
-import signal
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +30,15 @@ from bridge import __version__, duplex, timeouts
 from bridge.duplex import history
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.pool import WarmPool, warm_context
-from bridge.jsonrpc import BadHeader, Endpoint, JsonRpcError, Request, TooLarge, convert_params
+from bridge.jsonrpc import (
+    BadHeader,
+    Endpoint,
+    JsonRpcError,
+    Request,
+    TooLarge,
+    convert_params,
+    stop_on_signals,
+)
 
 from . import wire
 from ._clis import CliCatalog
@@ -101,15 +108,15 @@ class Bridge:
         """Serve until end of input, ``exit`` or a signal; return the exit code."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            tg.start_soon(self.clis.probe_default)  # first: initialize waits for it
             self.pool = WarmPool(
                 tg,
                 size=self.config.warm_pool,
                 idle_timeout=self.config.warm_idle_timeout,
                 warmup=warm_context if self.config.warm_context else None,
             )
-            tg.start_soon(self.clis.probe_default)
             if self.config.handle_signals:
-                tg.start_soon(self._watch_signals)
+                tg.start_soon(stop_on_signals, functools.partial(self.stop, 0))
             await self.endpoint.serve(self._closing)
             tg.cancel_scope.cancel()
         return self.exit_code
@@ -123,12 +130,6 @@ class Bridge:
         """Stop reading input; sessions are then closed and :meth:`serve` returns."""
         self.exit_code = exit_code
         self.endpoint.stop()
-
-    async def _watch_signals(self) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
-            async for _ in signals:
-                self.stop(0)
-                return
 
     def notify(self, method: str, params: msgspec.Struct | dict[str, Any]) -> None:
         """Send a notification ahead of queued events."""
