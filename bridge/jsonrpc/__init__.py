@@ -15,8 +15,9 @@ Python client (:class:`bridge.rpc.client.BridgeClient`) talks to the bridge thro
 - intake: :func:`decode_message` reads a body leniently (lone surrogates, depth);
   :func:`convert_params` reads params into a type (an empty array for an object).
 - stdio: byte streams over file descriptors, :func:`claim_stdio`, which keeps fd 1
-  for the protocol, and :func:`run_stdio`, which serves a connection there with the
-  logs kept off stderr (a private log file, or stderr when asked).
+  for the protocol, :func:`run_stdio`, which serves a connection there with the logs
+  kept off stderr (a private log file, or stderr when asked), and
+  :func:`stop_on_signals`, which ends it on SIGTERM, SIGINT or SIGHUP.
 """
 
 from ._endpoint import Endpoint, Reply, Request
