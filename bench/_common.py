@@ -184,7 +184,7 @@ def fake_cli(directory: Path) -> Path:
 
 _API_SERVER = """
 import sys
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 api = FakeMessagesAPI().start()
 print(api.url, flush=True)
 sys.stdin.read()
@@ -249,8 +249,9 @@ async def bridge_client(
         cwd=str(root),
     )
     assert process.stdout is not None and process.stdin is not None
-    client = BridgeClient(process.stdout, process.stdin, on_notification=on_notification)
-    client.process = process
+    client = BridgeClient(
+        process.stdout, process.stdin, on_notification=on_notification, process=process
+    )
     try:
         async with client.connected():
             yield client, process.pid

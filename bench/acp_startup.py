@@ -50,7 +50,7 @@ TAG = "CLAUDE_BRIDGE_BENCH_TAG"
 
 def tagged(tag: str) -> list[int]:
     """Running processes whose environment carries ``TAG=tag`` (zombies excluded), but
-    not the bridge's orphan guard (one per agent process, ``bridge/duplex/guard.py``),
+    not the bridge's orphan guard (one per agent process, ``bridge/duplex/_guard.py``),
     which is part of the agent and leaves with it."""
     found = []
     needle = f"{TAG}={tag}".encode()
@@ -62,7 +62,8 @@ def tagged(tag: str) -> list[int]:
                 if stat.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
                     continue
             with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                if any(a.endswith(b"/bridge/duplex/guard.py") for a in cmdline.read().split(b"\0")):
+                argv = cmdline.read().split(b"\0")
+                if any(a.endswith(b"/bridge/duplex/_guard.py") for a in argv):
                     continue
             with open(f"/proc/{entry}/environ", "rb") as environ:
                 if needle in environ.read().split(b"\0"):

@@ -1,4 +1,4 @@
-"""What the host guard (``bridge.duplex.guard``) costs: its start, its memory, its sweep.
+"""What the host guard (``bridge.duplex._guard``) costs: its start, its memory, its sweep.
 
   start   the host's first ``guard.marker()`` call (it starts the guard process), paid
           once per host process on the thread that spawns the first CLI; baseline:
@@ -22,11 +22,11 @@ import time
 
 from _common import Target, fmt_ms, header, median, print_table, print_targets, rss_kib
 
-from bridge.duplex import guard
+from bridge.duplex import _guard as guard
 
 HOST = r"""
 import json, os, subprocess, sys, time
-from bridge.duplex import guard
+from bridge.duplex import _guard as guard
 t0 = time.perf_counter(); subprocess.Popen(["/bin/true"]).wait(); true_s = time.perf_counter() - t0
 t0 = time.perf_counter(); guard.marker(); start_s = time.perf_counter() - t0
 time.sleep(0.3)  # let the guard finish starting before its memory is read

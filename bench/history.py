@@ -6,7 +6,7 @@ Baselines, measured in the same run on the same files: ``claude_agent_sdk``'s
 
 - read: one synthetic transcript of ``--mb`` MB (turns of prompt, Read call, 40 KB
   result, reply; ``bridge.testing.transcripts``): wall time and tracemalloc peak.
-- list: ``--conversations`` copies of the committed real three-turn transcript; the
+- list: ``--transcripts`` copies of the committed real three-turn transcript; the
   bridge lists them with message counts, first cold (every transcript indexed once)
   then warm (counts cached by file size and mtime).
 """
@@ -46,11 +46,11 @@ def measure(fn: Callable[[], Any]) -> tuple[float, int, Any]:
 def main(argv: list[str] | None = None) -> list[Target]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=50, help="size of the big transcript (50)")
-    parser.add_argument("--conversations", type=int, default=200, help="to list (200)")
+    parser.add_argument("--transcripts", type=int, default=200, help="to list (200)")
     args = parser.parse_args(argv)
     import claude_agent_sdk as sdk
 
-    header("history", f"read a {args.mb} MB transcript, list {args.conversations} conversations")
+    header("history", f"read a {args.mb} MB transcript, list {args.transcripts} transcripts")
     with workdir() as tmp:
         config = tmp / "home" / ".claude"
         os.environ["CLAUDE_CONFIG_DIR"] = str(config)  # where the SDK looks
@@ -86,33 +86,33 @@ def main(argv: list[str] | None = None) -> list[Target]:
             "the SDK holds the whole text and every parsed entry",
         )
 
-        for i in range(args.conversations):
+        for i in range(args.transcripts):
             target = project / f"{i:08x}-1111-4000-8000-000000000000.jsonl"
             shutil.copyfile(FIXTURE, target)
         cold = now()
-        listed = history.list_conversations(PROJECT, config_dir=config)
+        listed = history.list_transcripts(PROJECT, config_dir=config)
         cold = now() - cold
         warm = now()
-        history.list_conversations(PROJECT, config_dir=config)
+        history.list_transcripts(PROJECT, config_dir=config)
         warm = now() - warm
         page = now()
-        history.list_conversations(PROJECT, limit=20, config_dir=config)
+        history.list_transcripts(PROJECT, limit=20, config_dir=config)
         page = now() - page
         base = now()
         sdk_listed = sdk.list_sessions(PROJECT)
         base = now() - base
-        assert len(listed) == len(sdk_listed) == args.conversations
+        assert len(listed) == len(sdk_listed) == args.transcripts
         print_table(
-            f"List {args.conversations} conversations ({FIXTURE.stat().st_size // 1024} KiB each)",
+            f"List {args.transcripts} transcripts ({FIXTURE.stat().st_size // 1024} KiB each)",
             ["lister", "time", "per conversation"],
             [
                 [
-                    "history.list_conversations, cold (counts)",
+                    "history.list_transcripts, cold (counts)",
                     fmt_ms(cold),
                     fmt_ms(cold / len(listed)),
                 ],
-                ["history.list_conversations, warm", fmt_ms(warm), fmt_ms(warm / len(listed))],
-                ["history.list_conversations, limit 20, warm", fmt_ms(page), ""],
+                ["history.list_transcripts, warm", fmt_ms(warm), fmt_ms(warm / len(listed))],
+                ["history.list_transcripts, limit 20, warm", fmt_ms(page), ""],
                 [
                     "baseline: SDK list_sessions (no counts)",
                     fmt_ms(base),
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> list[Target]:
             ours[0] <= theirs[0],
         ),
         Target(
-            f"list {args.conversations} conversations, warm",
+            f"list {args.transcripts} transcripts, warm",
             "<= 2x the SDK's (which has no counts)",
             f"{fmt_ms(warm)} vs {fmt_ms(base)}",
             warm <= 2 * base,

@@ -45,8 +45,8 @@ from _common import (
 )
 
 from bridge import duplex
+from bridge.duplex import Lagged
 from bridge.duplex.frames import ResultFrame
-from bridge.duplex.subscriptions import Lagged
 
 PATHS = ("ceiling", "raw", "sdk", "library", "bridge")
 

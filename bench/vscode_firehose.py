@@ -26,8 +26,8 @@ from pathlib import Path
 
 from _common import ROOT, Target, header, print_table, print_targets, workdir
 
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing import realcli
-from bridge.testing.fake_api import FakeMessagesAPI
 
 sys.path.insert(0, str(ROOT))
 from tests.editors.vscode import codeserver

@@ -9,6 +9,20 @@ from collections.abc import Sequence
 from . import __version__
 
 
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
+
+
+def _positive_seconds(text: str) -> float:
+    seconds = float(text)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return seconds
+
+
 def _pool_size(text: str) -> int:
     from .duplex.pool import MAX_POOL_SIZE
 
@@ -57,29 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Be an ACP v1 agent on stdin/stdout (newline-delimited JSON-RPC): "
         "each ACP session is one long-lived claude process.",
     )
-    acp.add_argument("--claude-path", help="the claude executable for new sessions")
-    acp.add_argument("--log-file", help="write diagnostics to this file")
-    acp.add_argument("--verbose", action="store_true", help="log diagnostics to stderr")
-    acp.add_argument(
-        "--warm-pool",
-        type=int,
-        default=1,
-        metavar="N",
-        help="keep N spare CLI processes ready per project (default 1; 0 turns it off)",
-    )
-    acp.add_argument(
-        "--warm-idle",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="reap a spare unused this long (default 300)",
-    )
-    acp.add_argument(
-        "--max-message-bytes",
-        type=int,
-        default=64 * 1024 * 1024,
-        help="largest incoming message accepted (default 64 MiB)",
-    )
+    _server_args(acp, warm_pool=1, per="project")
 
     doctor = sub.add_parser(
         "doctor",
@@ -99,30 +91,35 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _serve_args(parser: argparse.ArgumentParser) -> None:
+def _server_args(parser: argparse.ArgumentParser, *, warm_pool: int, per: str) -> None:
+    """The arguments every stdio server of the bridge (serve, acp) takes."""
     parser.add_argument("--claude-path", help="the claude executable for new sessions")
-    parser.add_argument("--log-file", help="write diagnostics to this file")
+    parser.add_argument("--log-file", help="write diagnostics to this file (created mode 0600)")
     parser.add_argument("--verbose", action="store_true", help="log diagnostics to stderr")
     parser.add_argument(
         "--max-message-bytes",
-        type=int,
+        type=_positive,
         default=64 * 1024 * 1024,
         help="largest incoming message accepted (default 64 MiB)",
     )
     parser.add_argument(
         "--warm-pool",
         type=_pool_size,
-        default=0,
+        default=warm_pool,
         metavar="N",
-        help="keep N spare CLI processes ready per session key (default 0)",
+        help=f"keep N spare CLI processes ready per {per} (default {warm_pool}; 0 turns it off)",
     )
     parser.add_argument(
         "--warm-idle",
-        type=float,
+        type=_positive_seconds,
         default=300.0,
         metavar="SECONDS",
         help="reap a spare unused this long (default 300)",
     )
+
+
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    _server_args(parser, warm_pool=0, per="session key")
     parser.add_argument(
         "--no-warm-context",
         action="store_true",
@@ -130,7 +127,7 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-queued-events",
-        type=int,
+        type=_positive,
         default=4096,
         help="events queued for a slow client before backpressure (default 4096)",
     )
@@ -143,7 +140,7 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-unwritten-bytes",
-        type=int,
+        type=_positive,
         default=4 << 20,
         metavar="BYTES",
         help="answers waiting for a slow client before input is no longer read (default 4 MiB)",

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from . import timeouts
 from .duplex import CliNotFound, find_cli
 from .fakes import FakeMessagesAPI, Reply, Text, ToolUse, offline_env
 from .rpc.client import BridgeClient
@@ -132,7 +133,7 @@ async def _conversation(cli: str, workdir: Path) -> None:
                     )
 
                 tg.start_soon(send)
-                with anyio.fail_after(30):
+                with anyio.fail_after(timeouts.DEMO_TEXT):
                     await host.enough_text.wait()
                 interrupted = await client.request("session/interrupt", {"sessionId": sid})
             print(

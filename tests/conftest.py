@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 
-from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession
-from bridge.duplex.features import parse_version
+from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, parse_version
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing import realcli
-from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.fake_cli import write_fake_cli
 from bridge.testing.record import recorded_session
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bridge.duplex.errors import ProtocolError
-from bridge.rpc import wire
-from bridge.rpc.errors import to_error
+from bridge.rpc import to_error, wire
 
 
 def test_an_unreadable_cli_frame_is_answered_as_session_closed_not_internal_error() -> None:

@@ -1,4 +1,4 @@
-"""Tests of bridge.testing.fake_api: over real HTTP, then with the real ``claude`` CLI."""
+"""Tests of bridge.fakes: over real HTTP, then with the real ``claude`` CLI."""
 
 from __future__ import annotations
 
@@ -21,23 +21,21 @@ import pytest
 
 from bridge.fakes import (
     SUBAGENT_ID_HEADER,
-    TaskNotice,
-    agent_tool,
-    bash_tool,
-    is_task_turn,
-    slow_text,
-    subagent_prompt,
-    task_notifications,
-)
-from bridge.testing.fake_api import (
     ApiError,
     FakeMessagesAPI,
     Reply,
+    TaskNotice,
     Text,
     ToolUse,
+    agent_tool,
+    bash_tool,
+    is_task_turn,
     large_text,
     request_cwd,
     script_from_json,
+    slow_text,
+    subagent_prompt,
+    task_notifications,
 )
 from bridge.testing.realcli import offline_env as make_offline_env
 
@@ -1025,7 +1023,7 @@ def test_script_from_json_covers_every_script_kind() -> None:
 
 def test_module_serves_until_stdin_closes_and_prints_its_url() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bridge.testing.fake_api"],
+        [sys.executable, "-m", "bridge.fakes"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import msgspec
 import pytest
 
 from bridge.rpc import schema, wire
-from bridge.testing.contract import ContractValidator
+from bridge.rpc.schema.contract import ContractValidator
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = REPO / "schema"
@@ -106,6 +107,18 @@ def test_editor_constants_name_every_error_permission_mode_and_event() -> None:
             assert f'"{schema.event_tag(cls)}"' in text
     elisp = files["emacs/claude-bridge-protocol.el"]
     assert "(defconst claude-bridge-protocol-error-session-not-found -31001" in elisp
+
+
+def test_the_contract_module_imports_without_jsonschema_until_a_validator_is_built() -> None:
+    script = (
+        "import sys; sys.modules['jsonschema'] = None\n"
+        "import bridge.rpc.schema.contract as contract\n"
+        "try:\n    contract.ContractValidator()\n"
+        "except ImportError:\n    print('needs jsonschema')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "needs jsonschema\n"
 
 
 def test_schema_is_valid_draft_2020_12(files: dict[str, bytes]) -> None:

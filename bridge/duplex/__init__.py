@@ -1,22 +1,71 @@
 """bridge.duplex: hold one ``claude`` process open across many turns.
 
 The library knows the CLI's stream-json duplex protocol and nothing of JSON-RPC.
-Start with :class:`DuplexSession` and :class:`DuplexOptions`; see the session
-module for a guide. The top level holds what most hosts use; the rest lives in
-its module:
+Start with :class:`DuplexSession` and :class:`DuplexOptions`; the session's module
+docstring (``DuplexSession.__doc__`` and ``bridge/duplex/_session.py``) is the guide.
+
+Everything a host uses is importable from here. Besides the package, five modules are
+public, each a vocabulary of its own:
 
 - :mod:`bridge.duplex.frames`: the CLI's frames (``ResultFrame``, ``StreamEvent``, ...)
-- :mod:`bridge.duplex.subscriptions`: what a subscription yields (``Lagged``, ...)
-- :mod:`bridge.duplex.errors`: every error class, under the bases exported here
-- :mod:`bridge.duplex.turns`, :mod:`~bridge.duplex.control`: turn and control results
-- :mod:`bridge.duplex.options`: hooks and the frame tap; :mod:`~bridge.duplex.mcp`:
-  in-process MCP servers; :mod:`~bridge.duplex.features`: what a CLI version can do
-- :mod:`bridge.duplex.pool`: warm spare sessions; :mod:`~bridge.duplex.history`:
-  the CLI's transcripts, listed, read, renamed and deleted
+- :mod:`bridge.duplex.errors`: every error class (the bases and the common ones are
+  also here)
+- :mod:`bridge.duplex.history`: the CLI's transcripts, listed, read, renamed, deleted
+- :mod:`bridge.duplex.pool`: warm spare sessions
+- :mod:`bridge.duplex.mcp`: in-process MCP servers
+
+The other modules (``_session``, ``_process``, ``_reader``, ``_control``, ``_turns``,
+``_subscriptions``, ``_options``, ``_features``, ``_guard``, ...) are the
+implementation: their names may move; what they export is here.
 """
 
-from .conversation import Conversation
-from .discovery import find_cli
+from ._control import (
+    ContextUsage,
+    InterruptResult,
+    McpServerStatus,
+    McpStatus,
+    SetModelResult,
+    SetPermissionModeResult,
+)
+from ._conversation import Conversation, TurnRecord
+from ._discovery import CLI_ENV_VAR, bundled_cli, find_cli, probe_version
+from ._features import (
+    CANCEL_QUEUED,
+    FALLBACKS,
+    INTERRUPT_RECEIPT,
+    LIFECYCLE,
+    MIN_CLI_VERSION,
+    TESTED_CLI_VERSIONS,
+    TRANSCRIPT_BEFORE_RESULT,
+    CliFeatures,
+    parse_version,
+    terminal_reason,
+    version_supported,
+    writes_transcript_behind,
+)
+from ._guard import GUARD_ENV, guard_pid, marked_pids
+from ._options import PERMISSION_MODES, DuplexOptions, FrameTap, HookCallback, HookMatcher, Limits
+from ._permissions import (
+    Allow,
+    Decision,
+    Defer,
+    Deny,
+    PermissionHandler,
+    PermissionRequest,
+    deny_all,
+)
+from ._process import STDERR_RING_BYTES, descendants
+from ._session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES, CloseResult, DuplexSession
+from ._status import ExitStatus
+from ._subscriptions import (
+    Event,
+    InvalidLine,
+    Lagged,
+    PermissionDeferred,
+    SessionExited,
+    Subscription,
+)
+from ._turns import MessageResult, Turn, TurnResult
 from .errors import (
     CliNotFound,
     DuplexError,
@@ -26,33 +75,77 @@ from .errors import (
     SessionEnded,
     TurnInFlight,
 )
-from .options import DuplexOptions, Limits
-from .permissions import Allow, Decision, Defer, Deny, PermissionHandler, PermissionRequest
-from .session import DuplexSession
-from .status import ExitStatus
-from .subscriptions import Subscription
-from .turns import TurnResult
 
 __all__ = [
+    "CANCEL_QUEUED",
+    "CLI_ENV_VAR",
+    "FALLBACKS",
+    # no orphaned processes: the host guard, the process tree
+    "GUARD_ENV",
+    "INTERRUPT_RECEIPT",
+    "LIFECYCLE",
+    "MAX_MESSAGES_PER_TURN",
+    "MAX_QUEUED_MESSAGES",
+    "MIN_CLI_VERSION",
+    "PERMISSION_MODES",
+    "STDERR_RING_BYTES",
+    "TESTED_CLI_VERSIONS",
+    "TRANSCRIPT_BEFORE_RESULT",
+    # permissions
     "Allow",
+    "CliFeatures",
     "CliNotFound",
+    "CloseResult",
+    "ContextUsage",
     "Conversation",
     "Decision",
     "Defer",
     "Deny",
+    # errors (every class is in bridge.duplex.errors)
     "DuplexError",
+    # sessions and their options
     "DuplexOptions",
     "DuplexSession",
+    "Event",
     "ExitStatus",
+    "FrameTap",
+    "HookCallback",
+    "HookMatcher",
+    "InterruptResult",
+    "InvalidLine",
+    "Lagged",
     "Limits",
+    "McpServerStatus",
+    "McpStatus",
+    "MessageResult",
+    "PermissionDeferred",
     "PermissionHandler",
     "PermissionRequest",
     "ProcessFailed",
     "RequestRejected",
     "SessionClosed",
     "SessionEnded",
+    "SessionExited",
+    "SetModelResult",
+    "SetPermissionModeResult",
+    # events
     "Subscription",
+    # the pure turn book-keeping, for tools and tests that drive it alone
+    "Turn",
     "TurnInFlight",
+    "TurnRecord",
+    # what a session answers
     "TurnResult",
+    "bundled_cli",
+    "deny_all",
+    "descendants",
+    # the CLI: where it is, what it can do
     "find_cli",
+    "guard_pid",
+    "marked_pids",
+    "parse_version",
+    "probe_version",
+    "terminal_reason",
+    "version_supported",
+    "writes_transcript_behind",
 ]

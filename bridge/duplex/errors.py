@@ -5,12 +5,12 @@ Two bases group them by what the host can do next: :class:`SessionEnded` (the
 session is gone or going: closed, failed, over a limit or a deadline; start a new
 one) and :class:`RequestRejected` (this call was refused and the session is as it
 was: a turn in flight, a message not sent, an unknown request, the budget spent).
-The JSON-RPC bridge maps the classes to wire error codes (``bridge.rpc.errors``).
+The JSON-RPC bridge maps the classes to wire error codes (``bridge.rpc._errors``).
 """
 
 from __future__ import annotations
 
-from .status import ExitStatus
+from ._status import ExitStatus
 
 __all__ = [
     "BudgetExceeded",
@@ -25,6 +25,7 @@ __all__ = [
     "RequestRejected",
     "SessionClosed",
     "SessionEnded",
+    "TranscriptNotFound",
     "TurnInFlight",
     "UnknownRequest",
     "Unsupported",
@@ -125,8 +126,17 @@ class UnknownRequest(RequestRejected):
 
 
 class Unsupported(RequestRejected):
-    """The running CLI lacks the capability a call needs (see :mod:`bridge.duplex.features`)."""
+    """The running CLI lacks the capability a call needs (see :mod:`bridge.duplex._features`)."""
 
     def __init__(self, message: str, capability: str) -> None:
         super().__init__(message)
         self.capability = capability
+
+
+class TranscriptNotFound(DuplexError):
+    """No transcript of this id in this directory (or the id is not a session id)."""
+
+    def __init__(self, claude_session_id: str, cwd: str) -> None:
+        super().__init__(f"no transcript {claude_session_id!r} in the history of {cwd}")
+        self.claude_session_id = claude_session_id
+        self.cwd = cwd

@@ -1,31 +1,40 @@
 """WarmPool: spare sessions spawned ahead of need, so a new session starts in milliseconds.
 
 Starting a CLI and waiting for its handshake costs about half a second. A pool
-keeps ``size`` spare sessions per *key* — a string naming everything that fixes
-a process at spawn (CLI path, argv, environment, working directory) — already
-spawned and initialized. :meth:`take` hands one out at once; the caller then
-calls :meth:`replenish` so the next one is warm too. A spare unused for
-``idle_timeout`` seconds is closed and reaped. Spares are ordinary sessions run
-by the pool's task group: closing the pool closes them all.
+keeps ``size`` spare sessions per set of :class:`DuplexOptions` — spawned and
+initialized already. :meth:`take` hands one out at once; the caller then calls
+:meth:`replenish` so the next one is warm too. A spare unused for ``idle_timeout``
+seconds is closed and reaped. Spares are ordinary sessions run by the pool's task
+group: closing the pool closes them all.
+
+Options that would spawn the same process and hold it alike share spares: the pool
+derives their key itself (:func:`pool_key`). What a caller sets per session — its
+permission handler, a conversation id of its own — is not part of the key: ``make``
+sets it on each spare, and the caller passes the same options, without it, to
+:meth:`take` and :meth:`replenish`.
 
     pool = WarmPool(task_group, size=1, idle_timeout=300)
-    session = await pool.take(key) or await start_cold()
-    pool.replenish(key, make_session)
+    session = await pool.take(options) or await start_cold(options)
+    pool.replenish(options, lambda: DuplexSession(with_my_handler(options)))
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import os
+from collections.abc import Awaitable, Callable
 
 import anyio
 from anyio.abc import TaskGroup
 
+from .. import timeouts
+from ._options import DuplexOptions
+from ._session import DuplexSession
 from .errors import DuplexError
-from .session import DuplexSession
 
 __all__ = ["MAX_POOL_SIZE", "WarmPool", "pool_key", "warm_context"]
 
@@ -36,9 +45,26 @@ MAX_POOL_SIZE = 8
 replenish starts every missing one at once."""
 
 
-def pool_key(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
-    """A stable key for everything that fixes a CLI process at spawn."""
-    blob = json.dumps([list(argv), sorted(env.items()), cwd], separators=(",", ":"))
+def pool_key(options: DuplexOptions) -> str:
+    """The key of the spares ``options`` can use: everything that fixes the CLI process at
+    spawn (command line, environment, working directory) and everything the session holds
+    it by (limits, buffers, graces, timeouts; hooks, in-process MCP servers and the frame
+    tap by identity: a spare keeps the objects it was spawned with, and the pool keeps
+    the spare, so an identity is not reused while it waits)."""
+    cli = os.fspath(options.cli_path) if options.cli_path is not None else ""
+    held = [
+        repr(options.limits),
+        options.subscriber_capacity,
+        options.turn_event_history,
+        options.close_grace,
+        options.kill_grace,
+        options.initialize_timeout,
+        [id(hook) for hook in options.hooks],
+        sorted((name, id(server)) for name, server in options.mcp_servers.items()),
+        id(options.tap) if options.tap is not None else None,
+    ]
+    spawned = [options.argv(cli), sorted(options.environ().items()), options.working_dir()]
+    blob = json.dumps([spawned, held], separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -85,27 +111,29 @@ class WarmPool:
             raise ValueError(f"size must be at most {MAX_POOL_SIZE} spares per key, got {size}")
         self._size = size
 
-    def spares(self, key: str | None = None) -> int:
-        """Spares ready (for ``key``, or in all)."""
-        if key is not None:
-            return len(self._ready.get(key, []))
+    def spares(self, options: DuplexOptions | None = None) -> int:
+        """Spares ready (for ``options``, or in all)."""
+        if options is not None:
+            return len(self._ready.get(pool_key(options), []))
         return sum(len(v) for v in self._ready.values())
 
-    def ready_sessions(self, key: str) -> list[DuplexSession]:
-        """The spares ready for ``key`` (for inspection; use :meth:`take` to use one)."""
-        return [spare.session for spare in self._ready.get(key, [])]
+    def ready_sessions(self, options: DuplexOptions) -> list[DuplexSession]:
+        """The spares ready for ``options`` (for inspection; :meth:`take` uses one)."""
+        return [spare.session for spare in self._ready.get(pool_key(options), [])]
 
-    async def wait_ready(self, key: str, count: int = 1) -> None:
-        """Wait until ``count`` spares for ``key`` are ready (or none is starting)."""
+    async def wait_ready(self, options: DuplexOptions, count: int = 1) -> None:
+        """Wait until ``count`` spares for ``options`` are ready (or none is starting)."""
+        key = pool_key(options)
         while len(self._ready.get(key, [])) < count and self._starting.get(key, 0):
             await self._changed.setdefault(key, anyio.Event()).wait()
 
-    async def take(self, key: str) -> DuplexSession | None:
-        """A spare for ``key``, or None (then start one cold).
+    async def take(self, options: DuplexOptions) -> DuplexSession | None:
+        """A spare for ``options``, or None (then start one cold).
 
         A spare that is still starting is waited for: it is further along than
         a cold spawn would be.
         """
+        key = pool_key(options)
         while True:
             ready = self._ready.get(key, [])
             while ready:
@@ -121,10 +149,16 @@ class WarmPool:
             changed = self._changed.setdefault(key, anyio.Event())
             await changed.wait()
 
-    def replenish(self, key: str, make: Callable[[], DuplexSession]) -> None:
-        """Start spares for ``key`` until ``size`` are ready or starting."""
+    def replenish(
+        self, options: DuplexOptions, make: Callable[[], DuplexSession] | None = None
+    ) -> None:
+        """Start spares for ``options`` until ``size`` are ready or starting; ``make``
+        builds each one (default: ``DuplexSession(options)``)."""
         if self._closed or self.size == 0:
             return
+        key = pool_key(options)
+        if make is None:
+            make = functools.partial(DuplexSession, options)
         have = len(self._ready.get(key, [])) + self._starting.get(key, 0)
         for _ in range(self.size - have):
             self._starting[key] = self._starting.get(key, 0) + 1
@@ -154,7 +188,7 @@ class WarmPool:
                 if not spare.released.is_set():  # idle too long: reap it
                     with contextlib.suppress(ValueError):
                         self._ready.get(key, []).remove(spare)
-                    await session.close(grace=0.5)
+                    await session.close(grace=timeouts.SPARE_CLOSE_GRACE)
         except DuplexError as exc:
             log.warning("a warm spare failed to start: %s", exc)
         except Exception:
@@ -184,4 +218,4 @@ async def warm_context(session: DuplexSession) -> None:
 
 async def _close_quietly(session: DuplexSession) -> None:
     with contextlib.suppress(DuplexError):
-        await session.close(grace=0.5, kill_grace=1.0)
+        await session.close(grace=timeouts.SPARE_CLOSE_GRACE, kill_grace=timeouts.SPARE_KILL_GRACE)

@@ -1,13 +1,14 @@
 """A small JSON-RPC client for the bridge, for scripts, demos and benchmarks.
 
 It starts ``claude-bridge serve`` as a subprocess (or talks over any pair of
-anyio byte streams), speaks ``Content-Length`` framing (read with the bridge's
-own :class:`~bridge.rpc.framing.MessageReader`), answers server requests
-(``session/requestPermission``) through a callback, and hands notifications to
-another. When the bridge's output ends, every pending request and every later
-one raises :class:`ConnectionLost`. Editors do not need it — they have their own
-JSON-RPC clients — but a Python host that prefers the bridge's process isolation
-can use it as is.
+anyio byte streams) and stands on the same JSON-RPC core as the bridge
+(:class:`bridge.jsonrpc.Endpoint`, ``Content-Length`` framing): it answers the
+bridge's requests (``session/requestPermission``) through a callback and hands its
+notifications to another. An error answer raises :class:`~bridge.jsonrpc.JsonRpcError`;
+when the bridge's output ends, every pending request and every later one raises
+:class:`~bridge.jsonrpc.ConnectionClosed`. Editors do not need it — they have their own
+JSON-RPC clients — but a Python host that prefers the bridge's process isolation can
+use it as is.
 
     async with BridgeClient.spawn() as client:
         await client.initialize(permissions=True)
@@ -18,7 +19,7 @@ can use it as is.
 
 from __future__ import annotations
 
-import itertools
+import functools
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -26,38 +27,24 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from bridge import timeouts
+from bridge.jsonrpc import ConnectionClosed, Endpoint, JsonRpcError
 
-from .framing import MessageReader
+from . import wire
 
-__all__ = ["BridgeClient", "ConnectionLost", "RemoteError"]
+__all__ = ["BridgeClient", "ConnectionClosed", "JsonRpcError"]
 
 NotificationHandler = Callable[[str, Any], None]
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 
-
-class RemoteError(Exception):
-    """The bridge answered a request with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-class ConnectionLost(Exception):
-    """The bridge's output ended (it exited or closed the pipe) before the answer."""
-
-
-_LOST: dict[str, Any] = {"lost": True}
+_MAX_MESSAGE_BYTES = 1 << 30
 
 
 class BridgeClient:
-    """A Content-Length JSON-RPC client connected to one bridge."""
+    """A Content-Length JSON-RPC client connected to one bridge (``process``, when it
+    started one)."""
 
     def __init__(
         self,
@@ -66,20 +53,21 @@ class BridgeClient:
         *,
         on_notification: NotificationHandler | None = None,
         on_request: RequestHandler | None = None,
+        process: Process | None = None,
     ) -> None:
-        self._receive = receive
-        self._send = send
-        self.on_notification = on_notification
-        self.on_request = on_request
-        self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[anyio.Event, list[Any]]] = {}
-        self._encoder = msgspec.json.Encoder()
-        self._decoder = msgspec.json.Decoder()
-        self._tg: anyio.abc.TaskGroup | None = None
-        self._lock = anyio.Lock()
-        self.process: Process | None = None
-        self.messages_received = 0
-        self.closed = False
+        self.endpoint = Endpoint(
+            receive, send, max_message_bytes=_MAX_MESSAGE_BYTES, framing="content-length"
+        )
+        self.process = process
+        for method in wire.METHODS:
+            if method.direction == "clientToServer":
+                continue
+            if method.kind == "request" and on_request is not None:
+                self.endpoint.method(method.name, functools.partial(on_request, method.name))
+            elif method.kind == "notification" and on_notification is not None:
+                self.endpoint.notification(
+                    method.name, functools.partial(on_notification, method.name)
+                )
 
     @classmethod
     @asynccontextmanager
@@ -99,9 +87,12 @@ class BridgeClient:
         )
         assert process.stdout is not None and process.stdin is not None
         client = cls(
-            process.stdout, process.stdin, on_notification=on_notification, on_request=on_request
+            process.stdout,
+            process.stdin,
+            on_notification=on_notification,
+            on_request=on_request,
+            process=process,
         )
-        client.process = process
         try:
             async with client.connected():
                 yield client
@@ -114,12 +105,16 @@ class BridgeClient:
                     process.kill()
                     await process.wait()
 
+    @property
+    def closed(self) -> bool:
+        """True once the bridge's output ended."""
+        return self.endpoint.closed
+
     @asynccontextmanager
     async def connected(self) -> AsyncIterator[BridgeClient]:
-        """Run the reader while the block runs."""
+        """Read and answer the bridge's messages while the block runs."""
         async with anyio.create_task_group() as tg:
-            self._tg = tg
-            tg.start_soon(self._read_loop)
+            tg.start_soon(self.endpoint.serve)
             try:
                 yield self
             finally:
@@ -140,79 +135,11 @@ class BridgeClient:
         return result
 
     async def request(self, method: str, params: Any = None) -> Any:
-        """Send a request and wait for its result; raises :class:`RemoteError`."""
-        if self.closed:
-            raise ConnectionLost("the bridge's output has ended")
-        msg_id = next(self._ids)
-        done = anyio.Event()
-        slot: list[Any] = []
-        self._pending[msg_id] = (done, slot)
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        try:
-            await self._write(message)
-            await done.wait()
-        finally:
-            self._pending.pop(msg_id, None)
-        reply = slot[0]
-        if reply is _LOST:
-            raise ConnectionLost(f"the bridge's output ended before it answered {method}")
-        if "error" in reply:
-            err = reply["error"]
-            raise RemoteError(err.get("code", 0), err.get("message", ""), err.get("data"))
-        return reply.get("result")
+        """Send a request and wait for its result; raises
+        :class:`~bridge.jsonrpc.JsonRpcError` (:class:`~bridge.jsonrpc.ConnectionClosed`
+        once the bridge's output ended)."""
+        return await self.endpoint.request(method, params)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        await self._write(message)
-
-    async def _write(self, message: dict[str, Any]) -> None:
-        body = self._encoder.encode(message)
-        async with self._lock:
-            await self._send.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    async def _read_loop(self) -> None:
-        reader = MessageReader(self._receive, 1 << 30)
-        try:
-            while (body := await reader.next()) is not None:
-                if isinstance(body, bytes):
-                    try:
-                        message = self._decoder.decode(body)
-                    except (msgspec.DecodeError, RecursionError):
-                        continue
-                    if isinstance(message, dict):
-                        self._handle(message)
-        finally:
-            self.closed = True
-            for done, slot in self._pending.values():
-                slot.append(_LOST)
-                done.set()
-
-    def _handle(self, message: dict[str, Any]) -> None:
-        self.messages_received += 1
-        if "method" in message:
-            if "id" in message:
-                assert self._tg is not None
-                self._tg.start_soon(self._answer, message)
-            elif self.on_notification is not None:
-                self.on_notification(message["method"], message.get("params"))
-            return
-        pending = self._pending.get(message.get("id"))  # type: ignore[arg-type]
-        if pending is not None:
-            pending[1].append(message)
-            pending[0].set()
-
-    async def _answer(self, message: dict[str, Any]) -> None:
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
-        if self.on_request is None:
-            reply["error"] = {"code": -32601, "message": "this client answers no requests"}
-        else:
-            try:
-                reply["result"] = await self.on_request(message["method"], message.get("params"))
-            except Exception as exc:
-                reply["error"] = {"code": -32603, "message": str(exc)}
-        await self._write(reply)
+        self.endpoint.notify(method, params)

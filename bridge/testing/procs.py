@@ -51,14 +51,14 @@ def _live_where(index: int, value: int) -> list[int]:
 
 
 def _is_guard(pid: int) -> bool:
-    """True for the host's orphan guard (``bridge/duplex/guard.py``), a long-lived helper
+    """True for the host's orphan guard (``bridge/duplex/_guard.py``), a long-lived helper
     the library starts beside the first CLI: not one of the sessions' processes."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
             argv = cmdline.read().split(b"\0")
     except OSError:
         return False
-    return any(arg.endswith(b"/bridge/duplex/guard.py") for arg in argv)
+    return any(arg.endswith(b"/bridge/duplex/_guard.py") for arg in argv)
 
 
 def children(parent: int, *, zombies: bool = False) -> list[int]:

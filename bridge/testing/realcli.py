@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from bridge.duplex.discovery import ENV_VAR, bundled_cli, find_cli
+from bridge.duplex import CLI_ENV_VAR, bundled_cli, find_cli
 from bridge.fakes.offline import FAKE_API_KEY, OFFLINE_FLAGS, offline_env
 
 __all__ = ["FAKE_API_KEY", "OFFLINE_FLAGS", "bundled_cli_path", "cli_under_test", "offline_env"]
@@ -25,7 +25,7 @@ __all__ = ["FAKE_API_KEY", "OFFLINE_FLAGS", "bundled_cli_path", "cli_under_test"
 def bundled_cli_path() -> Path | None:
     """The executable ``claude`` inside the installed ``claude_agent_sdk`` package, or ``None``.
 
-    The package is located without importing it (see :func:`bridge.duplex.discovery.bundled_cli`).
+    The package is located without importing it (see :func:`bridge.duplex.bundled_cli`).
     """
     path = bundled_cli()
     return path if path is not None and os.access(path, os.X_OK) else None
@@ -37,6 +37,6 @@ def cli_under_test(env: Mapping[str, str] | None = None) -> Path | None:
     :func:`bundled_cli_path`. Run the real-CLI tests against any CLI with
     ``CLAUDE_BRIDGE_CLAUDE=/path/to/claude python -m pytest -m realcli``."""
     environ = os.environ if env is None else env
-    if environ.get(ENV_VAR):
-        return find_cli(None, {ENV_VAR: environ[ENV_VAR]})
+    if environ.get(CLI_ENV_VAR):
+        return find_cli(None, {CLI_ENV_VAR: environ[CLI_ENV_VAR]})
     return bundled_cli_path()

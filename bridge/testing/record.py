@@ -1,6 +1,6 @@
 """Record a session's NDJSON traffic in the transcript format of ``shared/cli-protocol``.
 
-A :class:`Recorder` is a :data:`~bridge.duplex.options.FrameTap`: pass it as
+A :class:`Recorder` is a :data:`~bridge.duplex.FrameTap`: pass it as
 ``DuplexOptions.tap`` and it writes one JSON object per line,
 
     {"dir": "in" | "out", "t": <seconds since the recorder started>, "frame": {...}}

@@ -67,11 +67,11 @@
 (defconst claude-bridge-protocol-error-message-too-large -31012
   "Error code MessageTooLarge.\nThe incoming message is larger than the bridge's '--max-message-\nbytes'; it was skipped.")
 
-(defconst claude-bridge-protocol-error-history-not-found -31013
-  "Error code HistoryNotFound.\nNo conversation with this 'claudeSessionId' in the history of this\n'cwd'.")
+(defconst claude-bridge-protocol-error-transcript-not-found -31013
+  "Error code TranscriptNotFound.\nNo transcript with this 'claudeSessionId' in the history of this\n'cwd'.")
 
-(defconst claude-bridge-protocol-error-conversation-in-use -31014
-  "Error code ConversationInUse.\nA live session holds the conversation ('data.sessionId'); close it\nfirst.")
+(defconst claude-bridge-protocol-error-transcript-in-use -31014
+  "Error code TranscriptInUse.\nA live session holds the transcript ('data.sessionId'); close it\nfirst.")
 
 (defconst claude-bridge-protocol-error-unsupported -31015
   "Error code Unsupported.\nThe session's CLI lacks what the request needs ('data.capability'\nnames it), e.g. 'cancelQueued' on a CLI without\n'interrupt_cancel_queued_v1'; nothing was done.")
@@ -101,8 +101,8 @@
     (-31010 . "UnknownRequest")
     (-31011 . "ControlError")
     (-31012 . "MessageTooLarge")
-    (-31013 . "HistoryNotFound")
-    (-31014 . "ConversationInUse")
+    (-31013 . "TranscriptNotFound")
+    (-31014 . "TranscriptInUse")
     (-31015 . "Unsupported")
     (-32002 . "ServerNotInitialized")
     (-32099 . "ConnectionClosed"))

@@ -9,7 +9,7 @@ import acp
 import pytest
 from acp import schema
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 from bridge.testing.procs import children
 
 from .harness import argv_of, open_agent

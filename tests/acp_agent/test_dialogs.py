@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from acp import schema
 
-from bridge.testing.fake_api import FakeMessagesAPI, Text
+from bridge.fakes import FakeMessagesAPI, Text
 
 from .harness import Recorder, open_agent
 

@@ -8,7 +8,7 @@ import acp
 import pytest
 from acp import schema
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 
 from .harness import Recorder, open_agent
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing.procs import children, group_members, reaped
 
 from .harness import open_agent
@@ -90,8 +90,8 @@ async def test_loading_an_unknown_conversation_is_a_clear_error(
     async with open_agent(agent_env) as agent:
         await agent.handshake()
         missing = str(uuid.uuid4())
-        with pytest.raises(acp.RequestError, match="no conversation"):
+        with pytest.raises(acp.RequestError, match="no transcript"):
             await agent.conn.load_session(session_id=missing, cwd=str(project_dir))
-        with pytest.raises(acp.RequestError, match="no conversation"):
+        with pytest.raises(acp.RequestError, match="no transcript"):
             await agent.conn.resume_session(session_id=missing, cwd=str(project_dir))
         assert children(agent.proc.pid) == []

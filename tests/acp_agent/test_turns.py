@@ -8,7 +8,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, Thinking
+from bridge.fakes import FakeMessagesAPI, Reply, Text, Thinking
 
 from .harness import open_agent, schema_installed
 

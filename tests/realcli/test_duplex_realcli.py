@@ -27,23 +27,22 @@ import anyio
 import pytest
 
 from bridge.duplex import (
-    Allow,
-    Decision,
-    DuplexOptions,
-    DuplexSession,
-    PermissionRequest,
-    Subscription,
-    TurnResult,
-)
-from bridge.duplex.control import InterruptResult
-from bridge.duplex.errors import Unsupported
-from bridge.duplex.features import (
     CANCEL_QUEUED,
     FALLBACKS,
     INTERRUPT_RECEIPT,
     LIFECYCLE,
+    Allow,
+    Decision,
+    DuplexOptions,
+    DuplexSession,
+    HookMatcher,
+    InterruptResult,
+    PermissionRequest,
+    Subscription,
+    TurnResult,
     parse_version,
 )
+from bridge.duplex.errors import Unsupported
 from bridge.duplex.frames import (
     CommandLifecycle,
     ResultFrame,
@@ -51,8 +50,7 @@ from bridge.duplex.frames import (
     SystemInit,
 )
 from bridge.duplex.mcp import McpServer
-from bridge.duplex.options import HookMatcher
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]
 

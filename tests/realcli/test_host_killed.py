@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 from bridge.testing.host import start_host, wait_dead
 from bridge.testing.procs import alive
 

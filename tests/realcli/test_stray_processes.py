@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from bridge.duplex import Allow, DuplexOptions, DuplexSession, PermissionRequest
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 from bridge.testing.procs import alive
 
 pytestmark = [pytest.mark.realcli, pytest.mark.anyio]

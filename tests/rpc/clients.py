@@ -61,7 +61,7 @@ _READ_CHUNK = 256 * 1024
 
 
 class Validator(Protocol):
-    """What the clients need of ``bridge.testing.contract.ContractValidator``."""
+    """What the clients need of ``bridge.rpc.schema.contract.ContractValidator``."""
 
     def validate_client_message(
         self, msg: Mapping[str, Any], *, request_method: str | None = None

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bridge.testing.contract import ContractValidator
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
+from bridge.rpc.schema.contract import ContractValidator
 
 from .clients import Framing, RawClient, RequestHandler
 

@@ -108,6 +108,12 @@ async def test_invalid_params_name_the_field(
         assert error["code"] == -32602
         assert error["data"]["path"] == "$.limits.turnTimeout"
 
+        error = await client.error(
+            "session/create", {"cwd": str(workdir), "budget": -1}, valid=False
+        )
+        assert error["code"] == -32602
+        assert error["data"]["path"] == "$.budget"
+
         error = await client.error("session/status", ["positional"], valid=False)
         assert error["code"] == -32602
 

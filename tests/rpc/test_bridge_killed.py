@@ -1,6 +1,6 @@
 """A bridge killed by SIGKILL leaves nothing of its sessions running: the CLIs die by
 their parent-death signal, what they started (in their group or in sessions of their
-own, re-parented away) dies by the bridge's guard (``bridge.duplex.guard``)."""
+own, re-parented away) dies by the bridge's guard (``bridge.duplex._guard``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.duplex.features import MIN_CLI_VERSION
+from bridge.duplex import MIN_CLI_VERSION
 from bridge.rpc.wire import ErrorCode
 
 from .conftest import OpenBridge, session_params

@@ -14,9 +14,8 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from bridge.rpc.client import BridgeClient, ConnectionLost
-from bridge.rpc.framing import MessageReader
-from bridge.rpc.stdio import FdReceiveStream, FdSendStream
+from bridge.jsonrpc import ConnectionClosed, FdReceiveStream, FdSendStream, MessageReader
+from bridge.rpc.client import BridgeClient
 
 pytestmark = [pytest.mark.rpc, pytest.mark.anyio]
 
@@ -70,7 +69,7 @@ async def test_every_pending_request_fails_when_the_bridge_goes_away() -> None:
         async def call(method: str) -> None:
             try:
                 await client.request(method)
-            except ConnectionLost as exc:
+            except ConnectionClosed as exc:
                 failures.append(exc)
 
         with anyio.fail_after(10):
@@ -81,7 +80,7 @@ async def test_every_pending_request_fails_when_the_bridge_goes_away() -> None:
                 await peer.request()
                 peer.close()  # end of the bridge's output, both requests unanswered
         assert len(failures) == 2
-        with pytest.raises(ConnectionLost), anyio.fail_after(10):
+        with pytest.raises(ConnectionClosed), anyio.fail_after(10):
             await client.request("session/list")  # and later requests fail at once
 
 

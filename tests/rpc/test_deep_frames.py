@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Reply, Text, ToolUse
+from bridge.fakes import FakeMessagesAPI, Reply, Text, ToolUse
 
 from .conftest import REAL_WAIT, OpenBridge, allow, session_params
 

@@ -26,8 +26,8 @@ import claude_agent_sdk as sdk
 import pytest
 
 from bridge.duplex.history import encode_cwd
+from bridge.fakes import FakeMessagesAPI
 from bridge.rpc.wire import ErrorCode
-from bridge.testing.fake_api import FakeMessagesAPI
 from bridge.testing.procs import alive
 from bridge.testing.transcripts import write_transcript
 
@@ -99,8 +99,8 @@ async def transcript_once_written(
             events: list[dict[str, Any]] = shown.get("result", {}).get("events", [])
             if events and events[-1] == last:
                 return events
-            assert shown.get("error", {}).get("code", ErrorCode.HISTORY_NOT_FOUND) == (
-                ErrorCode.HISTORY_NOT_FOUND
+            assert shown.get("error", {}).get("code", ErrorCode.TRANSCRIPT_NOT_FOUND) == (
+                ErrorCode.TRANSCRIPT_NOT_FOUND
             )
             await anyio.sleep(0.02)
 
@@ -135,7 +135,7 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
 
         listed = await client.call("session/history", {"cwd": str(long_project)})
         assert listed["total"] == 1
-        (entry,) = listed["conversations"]
+        (entry,) = listed["transcripts"]
         (theirs,) = sdk.list_sessions(str(long_project))
         assert entry["claudeSessionId"] == theirs.session_id == claude_id
         assert entry["title"] == entry["firstPrompt"] == theirs.first_prompt == "first question"
@@ -197,7 +197,7 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert all(p["replay"] is True for p in replayed)
         assert wire_events(past["events"])[0] == ("userText", "remember the word pelican")
         listed = await client.call("session/history", {"cwd": str(project_dir)})
-        assert listed["conversations"][0]["liveSessionId"] == sid  # held before its first turn
+        assert listed["transcripts"][0]["liveSessionId"] == sid  # held before its first turn
 
         turn = await client.send(sid, "what was the word?")
         assert turn["claudeSessionId"] == claude_id
@@ -274,21 +274,21 @@ async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept
         conversation = {"cwd": cwd, "claudeSessionId": claude_id}
 
         refused = await client.error("session/deleteHistory", conversation)
-        assert refused["code"] == ErrorCode.CONVERSATION_IN_USE
+        assert refused["code"] == ErrorCode.TRANSCRIPT_IN_USE
         assert refused["data"]["sessionId"] == sid
 
         await client.call("session/renameHistory", {**conversation, "title": "Greetings"})
-        (entry,) = (await client.call("session/history", {"cwd": cwd}))["conversations"]
+        (entry,) = (await client.call("session/history", {"cwd": cwd}))["transcripts"]
         assert (entry["title"], entry["customTitle"]) == ("Greetings", "Greetings")
 
         await client.call("session/close", {"sessionId": sid}, within=REAL_WAIT)
         assert await client.call("session/deleteHistory", conversation) == {}
         assert await client.call("session/history", {"cwd": cwd}) == {
-            "conversations": [],
+            "transcripts": [],
             "total": 0,
         }
         gone = await client.error("session/transcript", conversation)
-        assert gone["code"] == ErrorCode.HISTORY_NOT_FOUND
+        assert gone["code"] == ErrorCode.TRANSCRIPT_NOT_FOUND
         assert gone["data"]["claudeSessionId"] == claude_id
         assert await client.shutdown_and_exit() == 0
 
@@ -316,9 +316,9 @@ async def test_history_pages_with_limit_and_offset(
     async with open_bridge(env=offline_env) as client:
         await client.initialize()
         full = await client.call("session/history", {"cwd": str(workdir)})
-        assert [c["claudeSessionId"] for c in full["conversations"]] == [home_with_history]
+        assert [c["claudeSessionId"] for c in full["transcripts"]] == [home_with_history]
         page = await client.call("session/history", {"cwd": str(workdir), "offset": 1})
-        assert page == {"conversations": [], "total": 1}
+        assert page == {"transcripts": [], "total": 1}
 
 
 async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(
@@ -335,7 +335,7 @@ async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(
         assert bad["code"] == ErrorCode.INVALID_PARAMS and bad["data"]["path"] == "$.replay"
         unknown = "00000000-0000-4000-8000-00000000dead"
         missing = await client.error("session/create", {**params, "resume": unknown})
-        assert missing["code"] == ErrorCode.HISTORY_NOT_FOUND
+        assert missing["code"] == ErrorCode.TRANSCRIPT_NOT_FOUND
         assert await client.call("session/list") == {"sessions": []}  # nothing was spawned
 
 

@@ -22,7 +22,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
 from bridge import __version__
-from bridge.testing.contract import ContractValidator
+from bridge.rpc.schema.contract import ContractValidator
 from bridge.testing.procs import alive
 
 from .clients import BRIDGE_CMD, ROOT, LspTestClient

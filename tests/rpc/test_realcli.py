@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing.procs import alive, group_members
 
 from .clients import Framing

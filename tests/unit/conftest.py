@@ -13,9 +13,8 @@ from typing import Any, Literal
 
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession
-from bridge.duplex.guard import guard_pid
-from bridge.testing.fake_api import FakeMessagesAPI
+from bridge.duplex import DuplexOptions, DuplexSession, guard_pid
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing.procs import children
 
 
@@ -125,7 +124,7 @@ def script_cli(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def no_process_left_behind() -> Iterator[None]:
     """Every unit test must reap every process it started: no child of the test process
-    (running or a zombie) survives it, except the host's guard (bridge.duplex.guard)."""
+    (running or a zombie) survives it, except the host's guard (bridge.duplex._guard)."""
     before = set(children(os.getpid(), zombies=True))
     yield
     left = sorted(set(children(os.getpid(), zombies=True)) - before - {guard_pid()})

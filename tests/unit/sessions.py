@@ -17,12 +17,12 @@ from bridge.duplex import (
     Defer,
     DuplexOptions,
     DuplexSession,
+    PermissionDeferred,
     PermissionRequest,
     SessionClosed,
     Subscription,
     TurnResult,
 )
-from bridge.duplex.subscriptions import PermissionDeferred
 from bridge.testing.procs import reaped
 
 Options = Callable[..., DuplexOptions]

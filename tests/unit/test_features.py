@@ -1,8 +1,8 @@
-"""bridge.duplex.features: versions, the three states of capabilities, terminal reasons."""
+"""What a CLI version can do: versions, the three states of capabilities, terminal reasons."""
 
 from __future__ import annotations
 
-from bridge.duplex.features import (
+from bridge.duplex import (
     CANCEL_QUEUED,
     FALLBACKS,
     LIFECYCLE,

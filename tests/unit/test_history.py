@@ -20,16 +20,16 @@ import pytest
 
 from bridge.duplex.frames import AssistantFrame, UserFrame
 from bridge.duplex.history import (
-    ConversationNotFound,
+    TranscriptNotFound,
     config_dir,
-    delete_conversation,
+    delete_transcript,
     encode_cwd,
-    list_conversations,
-    list_conversations_page,
+    list_transcripts,
+    list_transcripts_page,
     read_messages,
-    rename_conversation,
+    rename_transcript,
 )
-from bridge.rpc.events import to_wire
+from bridge.rpc import to_wire
 from bridge.rpc.wire import ThinkingEvent
 from bridge.testing.transcripts import ENTRIES_PER_TURN, write_transcript
 
@@ -157,7 +157,7 @@ def test_a_long_path_whose_hash_suffix_differs_is_found_by_its_prefix(
     sid = install("three_turns", cwd=long)
     project = config / "projects" / encode_cwd(long)
     project.rename(project.with_name(encode_cwd(long)[:200] + "-otherhash"))
-    assert [c.claude_session_id for c in list_conversations(long, config_dir=config)] == [sid]
+    assert [c.claude_session_id for c in list_transcripts(long, config_dir=config)] == [sid]
 
 
 # --------------------------------------------------------------------------- reading
@@ -295,7 +295,7 @@ def test_reading_an_unknown_conversation_raises_conversation_not_found(
     config: Path, install: Install, bad: str
 ) -> None:
     install("three_turns")
-    with pytest.raises(ConversationNotFound):
+    with pytest.raises(TranscriptNotFound):
         read_messages(PROJECT, bad, config_dir=config)
 
 
@@ -327,7 +327,7 @@ def test_list_describes_a_conversation_as_the_sdk_does(
     config: Path, install: Install, suffix: str
 ) -> None:
     sid = install(f"three_turns{suffix}")
-    (info,) = list_conversations(PROJECT, config_dir=config)
+    (info,) = list_transcripts(PROJECT, config_dir=config)
     (theirs,) = sdk.list_sessions(PROJECT)
     assert info.claude_session_id == theirs.session_id == sid
     assert info.title == info.first_prompt == theirs.first_prompt == "first question"
@@ -347,19 +347,19 @@ def test_list_is_newest_first_and_pages(config: Path, install: Install) -> None:
     old = install("parallel_tools", mtime=1_700_000_000)
     mid = install("compacted", mtime=1_700_000_100)
     new = install("three_turns", mtime=1_700_000_200)
-    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [
+    assert [c.claude_session_id for c in list_transcripts(PROJECT, config_dir=config)] == [
         new,
         mid,
         old,
     ]
-    page = list_conversations_page(PROJECT, limit=1, offset=1, config_dir=config)
-    assert [c.claude_session_id for c in page.conversations] == [mid]
+    page = list_transcripts_page(PROJECT, limit=1, offset=1, config_dir=config)
+    assert [c.claude_session_id for c in page.transcripts] == [mid]
     assert page.total == 3
-    assert page.conversations[0].last_modified == 1_700_000_100_000
+    assert page.transcripts[0].last_modified == 1_700_000_100_000
 
 
 def test_list_of_a_directory_without_history_is_empty(config: Path) -> None:
-    assert list_conversations_page("/nowhere/at/all", config_dir=config).total == 0
+    assert list_transcripts_page("/nowhere/at/all", config_dir=config).total == 0
 
 
 def test_list_leaves_out_transcripts_without_a_prompt(config: Path, install: Install) -> None:
@@ -368,7 +368,7 @@ def test_list_leaves_out_transcripts_without_a_prompt(config: Path, install: Ins
         config / "projects" / encode_cwd(PROJECT) / "11111111-2222-4333-8444-555555555555.jsonl"
     )
     meta_only.write_text('{"type":"queue-operation","operation":"enqueue"}\n')
-    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [sid]
+    assert [c.claude_session_id for c in list_transcripts(PROJECT, config_dir=config)] == [sid]
 
 
 # --------------------------------------------------------------------------- changing
@@ -376,9 +376,9 @@ def test_list_leaves_out_transcripts_without_a_prompt(config: Path, install: Ins
 
 def test_rename_sets_the_title_the_next_listing_shows(config: Path, install: Install) -> None:
     sid = install("three_turns")
-    rename_conversation(PROJECT, sid, "  Bash and edits  ", config_dir=config)
-    rename_conversation(PROJECT, sid, "Final name", config_dir=config)
-    (info,) = list_conversations(PROJECT, config_dir=config)
+    rename_transcript(PROJECT, sid, "  Bash and edits  ", config_dir=config)
+    rename_transcript(PROJECT, sid, "Final name", config_dir=config)
+    (info,) = list_transcripts(PROJECT, config_dir=config)
     assert (info.title, info.custom_title) == ("Final name", "Final name")
     assert sdk.list_sessions(PROJECT)[0].custom_title == "Final name"
     assert summary(list(read_messages(PROJECT, sid, config_dir=config))) == THREE_TURNS
@@ -386,7 +386,7 @@ def test_rename_sets_the_title_the_next_listing_shows(config: Path, install: Ins
 
 def test_a_title_set_by_the_clis_own_rename_is_listed(config: Path, install: Install) -> None:
     install("renamed")
-    (info,) = list_conversations(PROJECT, config_dir=config)
+    (info,) = list_transcripts(PROJECT, config_dir=config)
     assert (info.title, info.custom_title, info.first_prompt) == (
         "My Chosen Name",
         "My Chosen Name",
@@ -398,7 +398,7 @@ def test_rename_writes_the_entry_the_clis_rename_writes(config: Path, install: I
     lines = (FIXTURES / "renamed.jsonl").read_text().splitlines()
     (cli_entry,) = [json.loads(ln) for ln in lines if '"type":"custom-title"' in ln]
     sid = install("three_turns")
-    rename_conversation(PROJECT, sid, "My Chosen Name", config_dir=config)
+    rename_transcript(PROJECT, sid, "My Chosen Name", config_dir=config)
     path = config / "projects" / encode_cwd(PROJECT) / f"{sid}.jsonl"
     ours = json.loads(path.read_text().splitlines()[-1])
     assert ours == {**cli_entry, "sessionId": sid}
@@ -408,14 +408,14 @@ def test_rename_after_a_torn_last_line_keeps_the_title_on_a_line_of_its_own(
     config: Path, install: Install
 ) -> None:
     sid = install("damaged")  # its last line has no newline
-    rename_conversation(PROJECT, sid, "Recovered", config_dir=config)
-    assert list_conversations(PROJECT, config_dir=config)[0].custom_title == "Recovered"
+    rename_transcript(PROJECT, sid, "Recovered", config_dir=config)
+    assert list_transcripts(PROJECT, config_dir=config)[0].custom_title == "Recovered"
 
 
 def test_rename_refuses_a_blank_title(config: Path, install: Install) -> None:
     sid = install("three_turns")
     with pytest.raises(ValueError):
-        rename_conversation(PROJECT, sid, "   ", config_dir=config)
+        rename_transcript(PROJECT, sid, "   ", config_dir=config)
 
 
 def test_delete_removes_the_conversation_and_its_subagent_transcripts(
@@ -426,10 +426,10 @@ def test_delete_removes_the_conversation_and_its_subagent_transcripts(
     subagents = config / "projects" / encode_cwd(PROJECT) / sid / "subagents"
     subagents.mkdir(parents=True)
     (subagents / "agent-1.jsonl").write_text("{}\n")
-    delete_conversation(PROJECT, sid, config_dir=config)
-    assert [c.claude_session_id for c in list_conversations(PROJECT, config_dir=config)] == [keep]
+    delete_transcript(PROJECT, sid, config_dir=config)
+    assert [c.claude_session_id for c in list_transcripts(PROJECT, config_dir=config)] == [keep]
     assert not subagents.exists()
-    with pytest.raises(ConversationNotFound):
+    with pytest.raises(TranscriptNotFound):
         read_messages(PROJECT, sid, config_dir=config)
-    with pytest.raises(ConversationNotFound):
-        delete_conversation(PROJECT, sid, config_dir=config)
+    with pytest.raises(TranscriptNotFound):
+        delete_transcript(PROJECT, sid, config_dir=config)

@@ -1,32 +1,57 @@
-"""WarmPool: spare sessions per spawn key, handed out at once, reaped when idle."""
+"""WarmPool: spare sessions per set of options, handed out at once, reaped when idle."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import anyio
 import pytest
 
 from bridge.__main__ import main
-from bridge.duplex import DuplexOptions, DuplexSession
+from bridge.duplex import DuplexOptions, DuplexSession, Limits
 from bridge.duplex.pool import MAX_POOL_SIZE, WarmPool, pool_key
 from bridge.testing.procs import alive
 
 pytestmark = pytest.mark.anyio
 
 
-def test_pool_key_is_stable_and_names_everything_fixed_at_spawn() -> None:
-    key = pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/w")
-    assert key == pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/w")
-    assert key != pool_key(["claude", "-p", "--model=b"], {"A": "1"}, "/w")
-    assert key != pool_key(["claude", "-p", "--model=a"], {"A": "2"}, "/w")
-    assert key != pool_key(["claude", "-p", "--model=a"], {"A": "1"}, "/elsewhere")
+def test_the_pool_key_names_everything_fixed_at_spawn() -> None:
+    base = DuplexOptions(cli_path="/bin/claude", cwd="/w", env={"A": "1"}, model="a")
+    assert pool_key(base) == pool_key(replace(base))
+    assert pool_key(base) != pool_key(replace(base, model="b"))
+    assert pool_key(base) != pool_key(replace(base, env={"A": "2"}))
+    assert pool_key(base) != pool_key(replace(base, cwd="/elsewhere"))
+    assert pool_key(base) != pool_key(replace(base, cli_path="/opt/claude"))
+
+
+def test_the_pool_key_names_what_the_session_enforces_on_the_process() -> None:
+    base = DuplexOptions(cli_path="/bin/claude", cwd="/w")
+    assert pool_key(base) != pool_key(replace(base, limits=Limits(max_turn_events=10)))
+    assert pool_key(base) != pool_key(replace(base, subscriber_capacity=8))
+    assert pool_key(base) != pool_key(replace(base, kill_grace=9.0))
+
+
+async def test_the_pool_hands_out_a_spare_for_equal_options_only(
+    options: Callable[..., DuplexOptions],
+) -> None:
+    spare_options = options()
+    async with anyio.create_task_group() as tg:
+        pool = WarmPool(tg, size=1)
+        pool.replenish(spare_options)
+        with anyio.fail_after(15):
+            await pool.wait_ready(spare_options)
+        assert await pool.take(replace(spare_options, limits=Limits(turn_timeout=5))) is None
+        session = await pool.take(replace(spare_options))  # equal, not the same object
+        assert session is not None
+        await session.close()
+        await pool.aclose()
 
 
 async def test_take_from_an_empty_pool_is_a_miss() -> None:
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=1)
-        assert await pool.take("nothing") is None
+        assert await pool.take(DuplexOptions(cwd="/nothing")) is None
         assert pool.misses == 1
         await pool.aclose()
 
@@ -65,9 +90,10 @@ async def test_a_replenished_spare_is_handed_out_initialized_and_takes_turns(
 ) -> None:
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=1)
-        pool.replenish("k", lambda: DuplexSession(options()))
+        spare_options = options()
+        pool.replenish(spare_options)
         with anyio.fail_after(15):
-            session = await pool.take("k")  # waits for the spare that is starting
+            session = await pool.take(spare_options)  # waits for the spare that is starting
         assert session is not None
         assert pool.hits == 1
         assert session.is_open and session.server_info  # initialize already answered
@@ -81,21 +107,22 @@ async def test_replenish_keeps_size_spares_per_key_and_no_more(
     options: Callable[..., DuplexOptions],
 ) -> None:
     made = 0
+    spare_options = options()
 
     def make() -> DuplexSession:
         nonlocal made
         made += 1
-        return DuplexSession(options())
+        return DuplexSession(spare_options)
 
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=2)
-        pool.replenish("k", make)
-        pool.replenish("k", make)  # already two starting: nothing new
+        pool.replenish(spare_options, make)
+        pool.replenish(spare_options, make)  # already two starting: nothing new
         assert made == 2
         with anyio.fail_after(15):
-            first = await pool.take("k")
+            first = await pool.take(spare_options)
         assert first is not None
-        pool.replenish("k", make)  # one left (ready or starting): one more
+        pool.replenish(spare_options, make)  # one left (ready or starting): one more
         assert made == 3
         await first.close()
         await pool.aclose()
@@ -106,17 +133,18 @@ async def test_a_spare_idle_past_its_timeout_is_closed_and_reaped(
 ) -> None:
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=1, idle_timeout=0.3)
-        pool.replenish("k", lambda: DuplexSession(options()))
+        spare_options = options()
+        pool.replenish(spare_options)
         with anyio.fail_after(15):
-            await pool.wait_ready("k")
-            spare = pool.ready_sessions("k")[0]
+            await pool.wait_ready(spare_options)
+            spare = pool.ready_sessions(spare_options)[0]
             pid = spare.pid
             assert pid is not None and alive(pid)
             status = await spare.wait_for_exit()
         assert status.state != "running"
         assert not alive(pid)
-        assert pool.spares("k") == 0
-        assert await pool.take("k") is None
+        assert pool.spares(spare_options) == 0
+        assert await pool.take(spare_options) is None
         await pool.aclose()
 
 
@@ -125,14 +153,15 @@ async def test_closing_the_pool_closes_every_spare(
 ) -> None:
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=2)
-        pool.replenish("a", lambda: DuplexSession(options()))
+        spare_options = options()
+        pool.replenish(spare_options)
         with anyio.fail_after(15):
-            await pool.wait_ready("a", 2)
-        pids = [s.pid for s in pool.ready_sessions("a")]
+            await pool.wait_ready(spare_options, 2)
+        pids = [s.pid for s in pool.ready_sessions(spare_options)]
         await pool.aclose()
         for pid in pids:
             assert pid is not None and not alive(pid)
-        assert await pool.take("a") is None
+        assert await pool.take(spare_options) is None
 
 
 async def test_a_spare_is_warmed_up_before_it_is_handed_out(
@@ -146,9 +175,10 @@ async def test_a_spare_is_warmed_up_before_it_is_handed_out(
 
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=1, warmup=warmup)
-        pool.replenish("k", lambda: DuplexSession(options()))
+        spare_options = options()
+        pool.replenish(spare_options)
         with anyio.fail_after(15):
-            session = await pool.take("k")
+            session = await pool.take(spare_options)
         assert session is not None
         assert warmed == [session]
         await session.close()
@@ -163,9 +193,10 @@ async def test_a_spare_whose_warmup_fails_is_still_handed_out(
 
     async with anyio.create_task_group() as tg:
         pool = WarmPool(tg, size=1, warmup=failing)
-        pool.replenish("k", lambda: DuplexSession(options()))
+        spare_options = options()
+        pool.replenish(spare_options)
         with anyio.fail_after(15):
-            session = await pool.take("k")
+            session = await pool.take(spare_options)
         assert session is not None and session.is_open
         assert (await session.send("hi")).text == "Echo: hi"
         await session.close()

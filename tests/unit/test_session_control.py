@@ -10,8 +10,13 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession
-from bridge.duplex.control import McpStatus, SetModelResult, SetPermissionModeResult
+from bridge.duplex import (
+    DuplexOptions,
+    DuplexSession,
+    McpStatus,
+    SetModelResult,
+    SetPermissionModeResult,
+)
 from bridge.duplex.errors import ControlError
 from bridge.duplex.frames import SystemInit, SystemStatus
 

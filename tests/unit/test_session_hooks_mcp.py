@@ -10,10 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession, TurnResult
+from bridge.duplex import DuplexOptions, DuplexSession, HookMatcher, TurnResult
 from bridge.duplex.frames import AssistantFrame
 from bridge.duplex.mcp import McpServer
-from bridge.duplex.options import HookMatcher
 
 pytestmark = pytest.mark.anyio
 

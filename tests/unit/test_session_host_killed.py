@@ -9,7 +9,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bridge.duplex.guard import GUARD_ENV, marked_pids
+from bridge.duplex import GUARD_ENV, marked_pids
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import start_host, wait_dead
 from bridge.testing.procs import alive
@@ -33,6 +33,26 @@ def test_a_sigkilled_host_leaves_no_child_of_its_session_running(
     host.send_signal(signal.SIGKILL)
     host.wait()
     assert wait_dead([cli, in_group, detached]) == []
+
+
+def test_a_cli_the_guard_cannot_see_still_dies_with_its_host_by_the_parent_death_signal(
+    fake_cli: Path, workdir: Path, tmp_path: Path
+) -> None:
+    # Without the guard's marker, and outliving its stdin: only the signal can end it.
+    unmarked = tmp_path / "unmarked-claude"
+    body = f'{fake_cli} "$@"; exec sleep 300'
+    unmarked.write_text(f"#!/bin/sh\nexec env -u {GUARD_ENV} sh -c '{body}' sh \"$@\"\n")
+    unmarked.chmod(0o755)
+    host, report = start_host({"cli": str(unmarked), "cwd": str(workdir), "prompts": ["hi"]})
+    cli = report["cli"]
+    assert GUARD_ENV.encode() not in Path(f"/proc/{cli}/environ").read_bytes()
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    try:
+        assert wait_dead([cli]) == []
+    finally:
+        if alive(cli):
+            os.kill(cli, signal.SIGKILL)
 
 
 def test_a_sigkilled_host_leaves_the_sessions_of_another_host_running(

@@ -9,10 +9,20 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import Allow, Decision, DuplexOptions, DuplexSession, PermissionRequest
-from bridge.duplex.control import InterruptResult, SetModelResult
+from bridge.duplex import (
+    CANCEL_QUEUED,
+    FALLBACKS,
+    INTERRUPT_RECEIPT,
+    LIFECYCLE,
+    Allow,
+    Decision,
+    DuplexOptions,
+    DuplexSession,
+    InterruptResult,
+    PermissionRequest,
+    SetModelResult,
+)
 from bridge.duplex.errors import Unsupported
-from bridge.duplex.features import CANCEL_QUEUED, FALLBACKS, INTERRUPT_RECEIPT, LIFECYCLE
 from bridge.duplex.frames import CommandLifecycle, SystemInit
 
 from .sessions import HELD, Options, Turn, defer, held_turn, next_deferred

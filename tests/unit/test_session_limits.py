@@ -9,10 +9,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import DuplexSession, Limits
+from bridge.duplex import DuplexSession, Limits, SessionExited
 from bridge.duplex.errors import DeadlineExceeded, LimitExceeded
 from bridge.duplex.frames import ResultFrame
-from bridge.duplex.subscriptions import SessionExited
 
 from .sessions import Options, assert_closed_and_reaped
 

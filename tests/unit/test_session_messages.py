@@ -9,14 +9,18 @@ import anyio
 import pytest
 from anyio import wait_all_tasks_blocked
 
-import bridge.duplex.session as session_module
-from bridge.duplex import Allow, DuplexSession
-from bridge.duplex.control import InterruptResult
+from bridge import timeouts
+from bridge.duplex import (
+    INTERRUPT_RECEIPT,
+    MAX_MESSAGES_PER_TURN,
+    MAX_QUEUED_MESSAGES,
+    Allow,
+    DuplexSession,
+    InterruptResult,
+    MessageResult,
+)
 from bridge.duplex.errors import NotSent
-from bridge.duplex.features import INTERRUPT_RECEIPT
 from bridge.duplex.frames import CommandLifecycle, StreamEvent
-from bridge.duplex.session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES
-from bridge.duplex.turns import MessageResult
 
 from .conftest import Cli
 from .sessions import HELD, Options, Turn, defer, held_turn, next_deferred
@@ -116,7 +120,7 @@ async def test_a_turn_takes_at_most_thirty_two_messages(options: Options) -> Non
 async def test_a_message_the_cli_does_not_take_in_time_is_withdrawn_and_never_written(
     options: Options, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_module, "MESSAGE_TAKE_TIMEOUT", 0.3)
+    monkeypatch.setattr(timeouts, "MESSAGE_TAKE", 0.3)
     written: list[bytes] = []
 
     def tap(direction: str, line: bytes) -> None:

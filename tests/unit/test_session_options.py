@@ -5,15 +5,21 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, discovery, find_cli
-from bridge.duplex.discovery import ENV_VAR
+from bridge.duplex import (
+    CLI_ENV_VAR,
+    CliNotFound,
+    DuplexOptions,
+    DuplexSession,
+    deny_all,
+    find_cli,
+)
 from bridge.duplex.mcp import McpServer
-from bridge.duplex.permissions import deny_all
 
 from .sessions import allow
 
@@ -217,7 +223,17 @@ async def test_the_spawned_cli_reads_a_dash_value_as_the_value_of_its_flag(
 
 @pytest.fixture
 def no_bundled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(discovery, "bundled_cli", lambda: None)
+    monkeypatch.setitem(sys.modules, "claude_agent_sdk", None)  # no wheel with a bundled CLI
+
+
+def _sdk_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An installed claude-agent-sdk stand-in with a bundled ``claude``; its path."""
+    package = tmp_path / "site" / "claude_agent_sdk"
+    (package / "_bundled").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.delitem(sys.modules, "claude_agent_sdk", raising=False)
+    monkeypatch.syspath_prepend(str(package.parent))
+    return _executable(package / "_bundled" / "claude")
 
 
 async def test_find_cli_prefers_the_explicit_path_over_everything(tmp_path: Path) -> None:
@@ -226,7 +242,7 @@ async def test_find_cli_prefers_the_explicit_path_over_everything(tmp_path: Path
     bindir = tmp_path / "bin"
     bindir.mkdir()
     _executable(bindir / "claude")
-    env = {ENV_VAR: str(from_env), "PATH": str(bindir)}
+    env = {CLI_ENV_VAR: str(from_env), "PATH": str(bindir)}
     assert find_cli(explicit, env) == explicit
 
 
@@ -235,14 +251,13 @@ async def test_find_cli_uses_the_env_var_before_path(tmp_path: Path) -> None:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     _executable(bindir / "claude")
-    assert find_cli(None, {ENV_VAR: str(from_env), "PATH": str(bindir)}) == from_env
+    assert find_cli(None, {CLI_ENV_VAR: str(from_env), "PATH": str(bindir)}) == from_env
 
 
 async def test_find_cli_uses_path_before_the_bundled_binary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bundled = _executable(tmp_path / "bundled")
-    monkeypatch.setattr(discovery, "bundled_cli", lambda: bundled)
+    _sdk_wheel(tmp_path, monkeypatch)
     bindir = tmp_path / "bin"
     bindir.mkdir()
     on_path = _executable(bindir / "claude")
@@ -252,8 +267,7 @@ async def test_find_cli_uses_path_before_the_bundled_binary(
 async def test_find_cli_falls_back_to_the_bundled_binary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bundled = _executable(tmp_path / "bundled")
-    monkeypatch.setattr(discovery, "bundled_cli", lambda: bundled)
+    bundled = _sdk_wheel(tmp_path, monkeypatch)
     assert find_cli(None, {"PATH": str(tmp_path / "empty")}) == bundled
 
 
@@ -284,8 +298,8 @@ async def test_a_wrong_env_var_path_is_an_error_never_a_fall_through(tmp_path: P
     bindir = tmp_path / "bin"
     bindir.mkdir()
     _executable(bindir / "claude")
-    with pytest.raises(CliNotFound, match=ENV_VAR):
-        find_cli(None, {ENV_VAR: str(tmp_path / "missing"), "PATH": str(bindir)})
+    with pytest.raises(CliNotFound, match=CLI_ENV_VAR):
+        find_cli(None, {CLI_ENV_VAR: str(tmp_path / "missing"), "PATH": str(bindir)})
 
 
 @pytest.mark.usefixtures("no_bundled")
@@ -294,12 +308,12 @@ async def test_no_cli_anywhere_lists_every_place_tried(tmp_path: Path) -> None:
         find_cli(None, {"PATH": str(tmp_path)})
     tried = info.value.tried
     assert tried[0] == "--claude-path"
-    assert tried[1] == f"${ENV_VAR}"
+    assert tried[1] == f"${CLI_ENV_VAR}"
     assert "PATH" in tried[2]
     assert "claude-agent-sdk" in tried[3]
     assert len(tried) == 4
     message = str(info.value)
-    for place in ("--claude-path", ENV_VAR, "PATH", "claude-agent-sdk"):
+    for place in ("--claude-path", CLI_ENV_VAR, "PATH", "claude-agent-sdk"):
         assert place in message
 
 
@@ -307,6 +321,6 @@ async def test_find_cli_reads_os_environ_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from_env = _executable(tmp_path / "from_env")
-    monkeypatch.setenv(ENV_VAR, str(from_env))
+    monkeypatch.setenv(CLI_ENV_VAR, str(from_env))
     assert find_cli() == from_env
-    assert os.environ[ENV_VAR] == str(from_env)
+    assert os.environ[CLI_ENV_VAR] == str(from_env)

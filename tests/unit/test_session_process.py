@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -10,14 +11,22 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import CliNotFound, DuplexOptions, DuplexSession, ProcessFailed, SessionClosed
+from bridge.duplex import (
+    STDERR_RING_BYTES,
+    CliNotFound,
+    CloseResult,
+    DuplexOptions,
+    DuplexSession,
+    ProcessFailed,
+    SessionClosed,
+    SessionExited,
+)
 from bridge.duplex.frames import SystemInit
-from bridge.duplex.process import STDERR_RING_BYTES
-from bridge.duplex.session import CloseResult
-from bridge.duplex.subscriptions import SessionExited
+from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.procs import reaped
 
 from .conftest import Cli
+from .sessions import allow
 
 pytestmark = pytest.mark.anyio
 
@@ -116,6 +125,31 @@ async def test_the_cli_runs_as_leader_of_its_own_process_group(options: Options)
         assert os.getpgid(session.pid) == session.pid
         assert session.is_open
         assert session.exit_status.state == "running"
+
+
+async def test_the_cli_is_the_hosts_own_child_with_nothing_between_them(options: Options) -> None:
+    async with DuplexSession.spawn(options()) as session:
+        assert session.pid is not None
+        assert _ppid(session.pid) == os.getpid()
+        cmdline = _cmdline(session.pid)
+        assert not any(arg.endswith(b"_exec_shim.py") for arg in cmdline)  # replaced by exec
+
+
+async def test_the_cli_adopts_the_orphans_of_its_descendants(options: Options) -> None:
+    async with DuplexSession.spawn(options(permission_handler=allow)) as session:
+        result = await session.send(DETACHED_CHILD_PROMPT)
+        detached = int(re.findall(r"\d+", result.text)[-1])
+        assert os.getpgid(detached) != session.pid  # it left the CLI's group and session
+        assert _ppid(detached) == session.pid  # its parent exited: the subreaper took it
+
+
+def _cmdline(pid: int) -> list[bytes]:
+    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+        return cmdline.read().split(b"\0")
+
+
+def _ppid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
 
 
 # ---------------------------------------------------------------- close

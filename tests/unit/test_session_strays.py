@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from bridge.duplex import DuplexSession, Limits
+from bridge.duplex import DuplexSession, Limits, descendants
 from bridge.duplex.errors import LimitExceeded
-from bridge.duplex.process import descendants
 from bridge.testing.fake_cli import DETACHED_CHILD_PROMPT
 from bridge.testing.host import wait_dead
 from bridge.testing.procs import alive

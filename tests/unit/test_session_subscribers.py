@@ -9,7 +9,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession, Subscription
+from bridge.duplex import (
+    DuplexOptions,
+    DuplexSession,
+    Event,
+    InvalidLine,
+    Lagged,
+    SessionExited,
+    Subscription,
+)
 from bridge.duplex.frames import (
     AssistantFrame,
     CommandLifecycle,
@@ -21,7 +29,6 @@ from bridge.duplex.frames import (
     UnknownFrame,
     UserFrame,
 )
-from bridge.duplex.subscriptions import Event, InvalidLine, Lagged, SessionExited
 
 pytestmark = pytest.mark.anyio
 

@@ -8,9 +8,8 @@ import signal
 import anyio
 import pytest
 
-from bridge.duplex import DuplexSession, TurnInFlight
+from bridge.duplex import Allow, DuplexSession, TurnInFlight
 from bridge.duplex.frames import AssistantFrame, CommandLifecycle, ResultFrame, SystemInit
-from bridge.duplex.permissions import Allow
 
 from .sessions import Options, defer, next_deferred
 

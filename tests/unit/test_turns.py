@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bridge.duplex import Limits
+from bridge.duplex import Limits, Turn
 from bridge.duplex.errors import LimitExceeded
 from bridge.duplex.frames import (
     AssistantFrame,
@@ -13,7 +13,6 @@ from bridge.duplex.frames import (
     StreamEvent,
     StreamEventBody,
 )
-from bridge.duplex.turns import Turn
 
 
 def _turn(*commands: str, cost_base: float = 0.0, history: int = 100) -> Turn:

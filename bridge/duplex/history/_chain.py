@@ -10,8 +10,9 @@ from typing import Any
 
 import msgspec
 
+from ..errors import TranscriptNotFound
 from ..frames import AssistantFrame, AssistantMessage, UserFrame, UserMessage
-from ._paths import ConversationNotFound, transcript_path
+from ._paths import transcript_path
 
 __all__ = ["index", "read_messages", "visible_chain"]
 
@@ -282,16 +283,16 @@ _entry_decoder = msgspec.json.Decoder(_UserEntry | _AssistantEntry)
 def read_messages(
     cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> Iterator[UserFrame | AssistantFrame]:
-    """One conversation's messages in order, as the frames the live stream delivers.
+    """One transcript's messages in order, as the frames the live stream delivers.
 
-    Raises :class:`ConversationNotFound` at once when there is no such transcript.
+    Raises :class:`TranscriptNotFound` at once when there is no such transcript.
     The transcript is read lazily: iterate in a worker thread from async code.
     """
     path = transcript_path(cwd, claude_session_id, config_dir=config_dir)
     try:
         f = path.open("rb")
     except OSError as exc:
-        raise ConversationNotFound(claude_session_id, str(cwd)) from exc
+        raise TranscriptNotFound(claude_session_id, str(cwd)) from exc
     return _read(f)
 
 

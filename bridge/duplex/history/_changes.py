@@ -9,21 +9,22 @@ from pathlib import Path
 
 import msgspec
 
-from ._paths import ConversationNotFound, transcript_path
+from ..errors import TranscriptNotFound
+from ._paths import transcript_path
 
-__all__ = ["delete_conversation", "rename_conversation"]
+__all__ = ["delete_transcript", "rename_transcript"]
 
 
-def rename_conversation(
+def rename_transcript(
     cwd: str | os.PathLike[str],
     claude_session_id: str,
     title: str,
     *,
     config_dir: Path | None = None,
 ) -> None:
-    """Give a conversation a title: appends the CLI's ``custom-title`` entry (the last wins).
+    """Give a transcript a title: appends the CLI's ``custom-title`` entry (the last wins).
 
-    Raises ``ValueError`` for a blank title and :class:`ConversationNotFound`.
+    Raises ``ValueError`` for a blank title and :class:`TranscriptNotFound`.
     """
     stripped = title.strip()
     if not stripped:
@@ -35,7 +36,7 @@ def rename_conversation(
         # O_APPEND without O_CREAT: a transcript deleted meanwhile is not recreated.
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     except FileNotFoundError as exc:
-        raise ConversationNotFound(claude_session_id, str(cwd)) from exc
+        raise TranscriptNotFound(claude_session_id, str(cwd)) from exc
     try:
         if not _ends_with_newline(path, os.fstat(fd).st_size):
             data = b"\n" + data  # a torn last line stays one line of its own
@@ -52,17 +53,17 @@ def _ends_with_newline(path: Path, size: int) -> bool:
         return f.read(1) == b"\n"
 
 
-def delete_conversation(
+def delete_transcript(
     cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> None:
-    """Delete a conversation's transcript and its subagent transcripts.
+    """Delete a transcript and its subagent transcripts.
 
-    Raises :class:`ConversationNotFound`. Deleting the transcript of a conversation a
+    Raises :class:`TranscriptNotFound`. Deleting a transcript a
     running CLI holds is the caller's business to prevent (the CLI would go on writing).
     """
     path = transcript_path(cwd, claude_session_id, config_dir=config_dir)
     try:
         path.unlink()
     except FileNotFoundError as exc:
-        raise ConversationNotFound(claude_session_id, str(cwd)) from exc
+        raise TranscriptNotFound(claude_session_id, str(cwd)) from exc
     shutil.rmtree(path.parent / claude_session_id, ignore_errors=True)

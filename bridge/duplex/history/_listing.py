@@ -1,4 +1,4 @@
-"""Listing a directory's conversations from each transcript's head and tail, as the SDK's
+"""Listing a directory's transcripts from each one's head and tail, as the SDK's
 ``list_sessions`` does."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import msgspec
 from ._chain import index, visible_chain
 from ._paths import UUID, project_dir
 
-__all__ = ["ConversationInfo", "ConversationPage", "list_conversations", "list_conversations_page"]
+__all__ = ["TranscriptInfo", "TranscriptPage", "list_transcripts", "list_transcripts_page"]
 
 _HEAD_TAIL_BYTES = 64 * 1024
 _TITLE_CHARS = 200
@@ -27,17 +27,17 @@ _NOT_A_PROMPT = re.compile(
 )
 
 
-class ConversationInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """One conversation of a directory's history."""
+class TranscriptInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One transcript of a directory's history: a conversation the CLI stored."""
 
     claude_session_id: str
     """The CLI's session id (``resume`` takes it)."""
     title: str
     """What to show: the custom title, else the summary, else the first prompt (one line)."""
     custom_title: str | None
-    """The title set by a rename (the CLI's ``/rename`` or :func:`rename_conversation`)."""
+    """The title set by a rename (the CLI's ``/rename`` or :func:`rename_transcript`)."""
     summary: str | None
-    """The CLI's own title or summary of the conversation, when it wrote one."""
+    """The CLI's own title or summary of the transcript, when it wrote one."""
     first_prompt: str | None
     """The first thing the user typed (commands and IDE context skipped), at most 200 chars."""
     created_at: int | None
@@ -45,7 +45,7 @@ class ConversationInfo(msgspec.Struct, frozen=True, kw_only=True):
     last_modified: int
     """Milliseconds since the epoch of the transcript's last write."""
     message_count: int
-    """Messages on the conversation's chain, counted as :func:`read_messages` yields them."""
+    """Messages on the transcript's chain, counted as :func:`read_messages` yields them."""
     git_branch: str | None
     """The git branch the CLI last recorded."""
     cwd: str | None
@@ -54,42 +54,40 @@ class ConversationInfo(msgspec.Struct, frozen=True, kw_only=True):
     """The transcript's size in bytes."""
 
 
-class ConversationPage(msgspec.Struct, frozen=True):
-    """One page of a directory's history and how many conversations it has in all."""
+class TranscriptPage(msgspec.Struct, frozen=True):
+    """One page of a directory's transcripts and how many it has in all."""
 
-    conversations: list[ConversationInfo]
+    transcripts: list[TranscriptInfo]
     total: int
 
 
-def list_conversations(
+def list_transcripts(
     cwd: str | os.PathLike[str],
     *,
     limit: int | None = None,
     offset: int = 0,
     config_dir: Path | None = None,
-) -> list[ConversationInfo]:
-    """The conversations of ``cwd``, newest first (by last write, then id).
+) -> list[TranscriptInfo]:
+    """The transcripts of ``cwd``, newest first (by last write, then id).
 
     ``offset`` skips that many, ``limit`` keeps at most that many (None or 0: all).
     Side-chain transcripts and transcripts without any prompt or title are left out,
     as the SDK's ``list_sessions`` leaves them out.
     """
-    return list_conversations_page(
-        cwd, limit=limit, offset=offset, config_dir=config_dir
-    ).conversations
+    return list_transcripts_page(cwd, limit=limit, offset=offset, config_dir=config_dir).transcripts
 
 
-def list_conversations_page(
+def list_transcripts_page(
     cwd: str | os.PathLike[str],
     *,
     limit: int | None = None,
     offset: int = 0,
     config_dir: Path | None = None,
-) -> ConversationPage:
-    """Like :func:`list_conversations`, with the number of conversations in all."""
+) -> TranscriptPage:
+    """Like :func:`list_transcripts`, with the number of transcripts in all."""
     project = project_dir(cwd, config_dir)
     if project is None:
-        return ConversationPage([], 0)
+        return TranscriptPage([], 0)
     found: list[tuple[Path, _Head]] = []
     try:
         files = [p for p in project.iterdir() if p.suffix == ".jsonl" and UUID.match(p.stem)]
@@ -103,7 +101,7 @@ def list_conversations_page(
     start = max(offset, 0)
     stop = None if limit is None or limit <= 0 else start + limit
     page = [_info(path, head) for path, head in found[start:stop]]
-    return ConversationPage(page, len(found))
+    return TranscriptPage(page, len(found))
 
 
 class _Head(msgspec.Struct):
@@ -260,9 +258,9 @@ def _one_line(text: str) -> str:
     return _shorten(" ".join(text.split()))
 
 
-def _info(path: Path, head: _Head) -> ConversationInfo:
+def _info(path: Path, head: _Head) -> TranscriptInfo:
     title = head.custom_title or head.summary or head.first_prompt or ""
-    return ConversationInfo(
+    return TranscriptInfo(
         claude_session_id=path.stem,
         title=_one_line(title),
         custom_title=head.custom_title,

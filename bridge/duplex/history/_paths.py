@@ -8,12 +8,11 @@ import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import DuplexError
+from ..errors import TranscriptNotFound
 
 __all__ = [
     "MAX_ENCODED",
     "UUID",
-    "ConversationNotFound",
     "config_dir",
     "encode_cwd",
     "project_dir",
@@ -23,15 +22,6 @@ __all__ = [
 MAX_ENCODED = 200
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
-
-
-class ConversationNotFound(DuplexError):
-    """No transcript of this id in this directory (or the id is not a session id)."""
-
-    def __init__(self, claude_session_id: str, cwd: str) -> None:
-        super().__init__(f"no conversation {claude_session_id!r} in the history of {cwd}")
-        self.claude_session_id = claude_session_id
-        self.cwd = cwd
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -120,12 +110,12 @@ def project_dir(cwd: str | os.PathLike[str], config: Path | None) -> Path | None
 def transcript_path(
     cwd: str | os.PathLike[str], claude_session_id: str, *, config_dir: Path | None = None
 ) -> Path:
-    """The transcript file of one conversation; raises :class:`ConversationNotFound`."""
+    """The file of one transcript; raises :class:`TranscriptNotFound`."""
     if not UUID.match(claude_session_id):
-        raise ConversationNotFound(claude_session_id, str(cwd))
+        raise TranscriptNotFound(claude_session_id, str(cwd))
     project = project_dir(cwd, config_dir)
     if project is not None:
         path = project / f"{claude_session_id}.jsonl"
         if path.is_file():
             return path
-    raise ConversationNotFound(claude_session_id, str(cwd))
+    raise TranscriptNotFound(claude_session_id, str(cwd))

@@ -15,21 +15,24 @@ validated against the definition its ``method`` (or the answered request's
 method) selects, so a failure names the exact field instead of "not valid under
 any of the given schemas". Failures raise :class:`jsonschema.ValidationError`.
 
-Needs the ``jsonschema`` package (in the ``test`` extra). ``bridge.testing.contract``
-re-exports it for tests.
+Needs the ``jsonschema`` package (in the ``test`` extra) once a validator is built;
+importing this module does not.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
-
-import jsonschema  # type: ignore[import-untyped,unused-ignore]
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from . import build as _build
 from . import methods as _methods
+
+if TYPE_CHECKING:
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 
 __all__ = ["ContractValidator"]
 
@@ -40,6 +43,7 @@ class ContractValidator:
     """Validates JSON-RPC messages of the bridge protocol, one direction at a time."""
 
     def __init__(self, schema: dict[str, Any] | None = None) -> None:
+        _jsonschema()  # fails here, not at import, without the package
         self.schema = schema if schema is not None else _build.build_schema()
         self.defs: dict[str, Any] = self.schema["$defs"]
         self._validators: dict[str, Draft202012Validator] = {}
@@ -60,7 +64,7 @@ class ContractValidator:
             return
         method = self._method(request_method or "session/requestPermission", "client")
         if not _build.sends(method, "serverToClient") or method.kind != "request":
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"client message: {method.name!r} is not a request the bridge sends, "
                 "so a client never answers it"
             )
@@ -84,7 +88,7 @@ class ContractValidator:
             return
         method = self._method(request_method, "server")
         if not _build.sends(method, "clientToServer") or method.kind != "request":
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"server message: {method.name!r} is not a request a client sends, "
                 "so the bridge never answers it"
             )
@@ -93,7 +97,7 @@ class ContractValidator:
     def validate(self, instance: Any, definition: str) -> None:
         """Check ``instance`` against ``$defs/<definition>``, with a readable error."""
         validator = self._validator(definition)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+        error = _jsonschema().exceptions.best_match(validator.iter_errors(instance))
         if error is None:
             return
         if definition.endswith("Notification") and _is_event_notification(instance):
@@ -113,21 +117,21 @@ class ContractValidator:
             if definition not in self.defs:
                 raise KeyError(f"no definition {definition!r} in the schema")
             root = {"$schema": _build.DIALECT, "$defs": self.defs, "$ref": f"#/$defs/{definition}"}
-            validator = Draft202012Validator(root)
+            validator = _jsonschema().Draft202012Validator(root)
             self._validators[definition] = validator
         return validator
 
     @staticmethod
     def _check_object(msg: Any, side: str) -> None:
         if not isinstance(msg, Mapping):
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"{side} message: a JSON-RPC message is an object, got {type(msg).__name__}"
             )
 
     def _method(self, name: str, side: str) -> wire.Method:
         method = wire.METHODS_BY_NAME.get(name)
         if method is None:
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"{side} message: unknown method {name!r} "
                 f"(the protocol has: {', '.join(m.name for m in wire.METHODS)})"
             )
@@ -136,15 +140,15 @@ class ContractValidator:
     def _check_call(self, msg: _Message, direction: str, side: str) -> None:
         name = msg["method"]
         if not isinstance(name, str):
-            raise jsonschema.ValidationError(f"{side} message: method must be a string")
+            raise _jsonschema().ValidationError(f"{side} message: method must be a string")
         method = self._method(name, side)
         if not _build.sends(method, direction):
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"{side} message: {name!r} is sent the other way ({method.direction})"
             )
         is_request = "id" in msg
         if is_request != (method.kind == "request"):
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"{side} message: {name!r} is a {method.kind}, "
                 + ("so it has no id" if method.kind == "notification" else "so it needs an id")
             )
@@ -156,7 +160,7 @@ class ContractValidator:
         allowed = set(_methods.method_errors(method)) | set(_methods.GENERIC_ERRORS)
         if code not in allowed:
             name = wire.ERRORS.get(code, ("?", ""))[0]
-            raise jsonschema.ValidationError(
+            raise _jsonschema().ValidationError(
                 f"ErrorResponse: error {code} ({name}) is not documented for {method.name} "
                 f"(documented: {sorted(allowed)}); add it to the method's errors in "
                 "bridge/rpc/wire/methods.py METHODS if the bridge really returns it"
@@ -170,14 +174,14 @@ class ContractValidator:
         tag = event.get("type")
         definition = self._event_defs.get(tag) if isinstance(tag, str) else None
         if definition is None:
-            return jsonschema.ValidationError(
+            return _jsonschema().ValidationError(
                 f"unknown event type {tag!r} (the bridge sends: {', '.join(self._event_defs)})",
                 path=["params", "event", "type"],
             )
-        error = jsonschema.exceptions.best_match(self._validator(definition).iter_errors(event))
+        error = _jsonschema().exceptions.best_match(self._validator(definition).iter_errors(event))
         if error is None:
             return None
-        return jsonschema.ValidationError(
+        return _jsonschema().ValidationError(
             f"{definition}: {error.message}",
             path=["params", "event", *error.path],
         )
@@ -189,3 +193,7 @@ def _is_event_notification(msg: Any) -> bool:
         and msg.get("method") == "session/event"
         and isinstance(msg.get("params"), Mapping)
     )
+
+
+def _jsonschema() -> ModuleType:
+    return importlib.import_module("jsonschema")

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from bridge.duplex.features import MIN_CLI_VERSION, TESTED_CLI_VERSIONS
+from bridge.duplex import MIN_CLI_VERSION, TESTED_CLI_VERSIONS
 
 from .. import wire
 from . import prose

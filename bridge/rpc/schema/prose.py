@@ -235,17 +235,17 @@ HISTORY = """\
 
 ## History and recovery
 
-The CLI keeps every conversation as a transcript under its config directory
+The CLI keeps every conversation as a *transcript* under its config directory
 (`$CLAUDE_CONFIG_DIR`, else `~/.claude`, as the bridge's environment has them), per
 project directory. The bridge reads them the way the CLI does:
 
-- **List** a project's earlier conversations with `session/history` (newest first,
+- **List** a project's transcripts with `session/history` (newest first,
   paged with `limit` and `offset`; `total` counts them all). `liveSessionId` names
   the bridge session holding one now.
 - **Show** one without starting a CLI with `session/transcript`: the same
   `userText`, `assistantText`, `thinking`, `toolUse` and `toolResult` events a live
-  turn sends, in order. Like the CLI, it follows the conversation's chain: side
-  chains and meta entries are left out, and a compacted conversation starts at its
+  turn sends, in order. Like the CLI, it follows the transcript's chain: side
+  chains and meta entries are left out, and a compacted transcript starts at its
   compaction summary.
 - **Reopen** one with `session/create` `{{"resume": claudeSessionId, "replay": true}}`:
   before the create answer, its past messages arrive as `session/event`s with
@@ -253,7 +253,7 @@ project directory. The bridge reads them the way the CLI does:
   with the renderer it uses for live turns; then turns continue the conversation.
 - **Rename** with `session/renameHistory` (the entry the CLI's own `/rename`
   writes) and **delete** with `session/deleteHistory`
-  (refused with ConversationInUse while a live session holds the conversation).
+  (refused with TranscriptInUse while a live session holds the transcript).
 
 **Recovery after a crash.** When a session's CLI dies (`session/exited` with reason
 `failed`), `session/status` of that session still answers for a while, with its

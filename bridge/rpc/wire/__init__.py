@@ -17,17 +17,17 @@ wire.CreateParams``):
 ``turns``        ``session/send`` and its result, live messages, interrupt
 ``permissions``  ``session/requestPermission`` and the client's decision
 ``events``       ``session/event`` and the other notifications
-``history``      the CLI's stored conversations
+``transcripts``  the CLI's stored conversations: transcripts
 ``methods``      the method table (``METHODS``)
 """
 
-from . import common, events, history, methods, permissions, session, turns
+from . import common, events, methods, permissions, session, transcripts, turns
 from .common import *  # noqa: F403
 from .events import *  # noqa: F403
-from .history import *  # noqa: F403
 from .methods import *  # noqa: F403
 from .permissions import *  # noqa: F403
 from .session import *  # noqa: F403
+from .transcripts import *  # noqa: F403
 from .turns import *  # noqa: F403
 
 __all__ = [
@@ -36,6 +36,6 @@ __all__ = [
     *turns.__all__,
     *permissions.__all__,
     *events.__all__,
-    *history.__all__,
+    *transcripts.__all__,
     *methods.__all__,
 ]

@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from bridge import jsonrpc
+
 __all__ = [
     "ERRORS",
     "PERMISSION_MODES",
@@ -19,6 +21,7 @@ __all__ = [
     "ExitStatus",
     "PermissionMode",
     "Seconds",
+    "Usd",
 ]
 
 PROTOCOL_VERSION = "1.0"
@@ -35,6 +38,8 @@ Count = Annotated[int, msgspec.Meta(ge=1)]
 """A count or size, at least 1."""
 EnvName = Annotated[str, msgspec.Meta(pattern="^[^=\\x00]+$")]
 """An environment variable name: not empty, no ``=``, no NUL."""
+Usd = Annotated[float, msgspec.Meta(ge=0)]
+"""An amount in US dollars, 0 or more."""
 
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
@@ -58,12 +63,13 @@ class ErrorCode:
     """JSON-RPC error codes the bridge returns. The standard codes keep their JSON-RPC
     meaning; the bridge's own codes lie in -31099..-31001, outside the reserved ranges."""
 
-    PARSE_ERROR = -32700
-    INVALID_REQUEST = -32600
-    METHOD_NOT_FOUND = -32601
-    INVALID_PARAMS = -32602
-    INTERNAL_ERROR = -32603
-    REQUEST_CANCELLED = -32800
+    # The standard codes are the JSON-RPC core's (bridge.jsonrpc), not copies of them.
+    PARSE_ERROR = jsonrpc.PARSE_ERROR
+    INVALID_REQUEST = jsonrpc.INVALID_REQUEST
+    METHOD_NOT_FOUND = jsonrpc.METHOD_NOT_FOUND
+    INVALID_PARAMS = jsonrpc.INVALID_PARAMS
+    INTERNAL_ERROR = jsonrpc.INTERNAL_ERROR
+    REQUEST_CANCELLED = jsonrpc.REQUEST_CANCELLED
     SESSION_NOT_FOUND = -31001
     TURN_IN_FLIGHT = -31002
     SESSION_CLOSED = -31003
@@ -76,11 +82,11 @@ class ErrorCode:
     UNKNOWN_REQUEST = -31010
     CONTROL_ERROR = -31011
     MESSAGE_TOO_LARGE = -31012
-    HISTORY_NOT_FOUND = -31013
-    CONVERSATION_IN_USE = -31014
+    TRANSCRIPT_NOT_FOUND = -31013
+    TRANSCRIPT_IN_USE = -31014
     UNSUPPORTED = -31015
     SERVER_NOT_INITIALIZED = -32002
-    CONNECTION_CLOSED = -32099
+    CONNECTION_CLOSED = jsonrpc.CONNECTION_CLOSED
 
 
 ERRORS: dict[int, tuple[str, str]] = {
@@ -136,13 +142,13 @@ ERRORS: dict[int, tuple[str, str]] = {
         "MessageTooLarge",
         "The incoming message is larger than the bridge's `--max-message-bytes`; it was skipped.",
     ),
-    ErrorCode.HISTORY_NOT_FOUND: (
-        "HistoryNotFound",
-        "No conversation with this `claudeSessionId` in the history of this `cwd`.",
+    ErrorCode.TRANSCRIPT_NOT_FOUND: (
+        "TranscriptNotFound",
+        "No transcript with this `claudeSessionId` in the history of this `cwd`.",
     ),
-    ErrorCode.CONVERSATION_IN_USE: (
-        "ConversationInUse",
-        "A live session holds the conversation (`data.sessionId`); close it first.",
+    ErrorCode.TRANSCRIPT_IN_USE: (
+        "TranscriptInUse",
+        "A live session holds the transcript (`data.sessionId`); close it first.",
     ),
     ErrorCode.UNSUPPORTED: (
         "Unsupported",
@@ -176,10 +182,10 @@ class ErrorData(_Wire):
     limit: str | None = None
     """For LimitExceeded / DeadlineExceeded: which limit."""
     session_id: str | None = None
-    """For SessionNotFound: the id that was asked for; for ConversationInUse: the live
-    session holding the conversation."""
+    """For SessionNotFound: the id that was asked for; for TranscriptInUse: the live
+    session holding the transcript."""
     claude_session_id: str | None = None
-    """For HistoryNotFound and ConversationInUse: the conversation."""
+    """For TranscriptNotFound and TranscriptInUse: the transcript."""
     capability: str | None = None
     """For Unsupported: the CLI capability that is missing."""
 

@@ -8,13 +8,6 @@ import msgspec
 
 from .common import Empty, ErrorCode
 from .events import CancelParams, EventParams, ExitedParams, LogMessageParams, ProgressParams
-from .history import (
-    ConversationParams,
-    HistoryParams,
-    HistoryResult,
-    RenameHistoryParams,
-    TranscriptResult,
-)
 from .permissions import PermissionDecision, PermissionParams, RespondPermissionParams
 from .session import (
     CloseResult,
@@ -31,6 +24,13 @@ from .session import (
     SetModelResult,
     SetPermissionModeParams,
     SetPermissionModeResult,
+)
+from .transcripts import (
+    ListTranscriptsParams,
+    ListTranscriptsResult,
+    RenameTranscriptParams,
+    TranscriptParams,
+    TranscriptResult,
 )
 from .turns import (
     InterruptParams,
@@ -112,7 +112,7 @@ METHODS: tuple[Method, ...] = (
             ErrorCode.INVALID_PARAMS,
             ErrorCode.CLI_NOT_FOUND,
             ErrorCode.PROCESS_FAILED,
-            ErrorCode.HISTORY_NOT_FOUND,
+            ErrorCode.TRANSCRIPT_NOT_FOUND,
         ),
         "Spawn a CLI session and wait until it answered its handshake (with `resume` and "
         "`replay`, the conversation's past messages come first as events).",
@@ -218,37 +218,37 @@ METHODS: tuple[Method, ...] = (
         "session/history",
         "clientToServer",
         "request",
-        HistoryParams,
-        HistoryResult,
+        ListTranscriptsParams,
+        ListTranscriptsResult,
         (ErrorCode.INVALID_PARAMS,),
-        "The earlier conversations the CLI keeps for a directory, newest first.",
+        "The transcripts (earlier conversations) the CLI keeps for a directory, newest first.",
     ),
     Method(
         "session/transcript",
         "clientToServer",
         "request",
-        ConversationParams,
+        TranscriptParams,
         TranscriptResult,
-        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
-        "One earlier conversation's messages, as session events.",
+        (ErrorCode.INVALID_PARAMS, ErrorCode.TRANSCRIPT_NOT_FOUND),
+        "One transcript's messages, as session events.",
     ),
     Method(
         "session/renameHistory",
         "clientToServer",
         "request",
-        RenameHistoryParams,
+        RenameTranscriptParams,
         Empty,
-        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND),
-        "Give an earlier conversation a title.",
+        (ErrorCode.INVALID_PARAMS, ErrorCode.TRANSCRIPT_NOT_FOUND),
+        "Give a transcript a title.",
     ),
     Method(
         "session/deleteHistory",
         "clientToServer",
         "request",
-        ConversationParams,
+        TranscriptParams,
         Empty,
-        (ErrorCode.INVALID_PARAMS, ErrorCode.HISTORY_NOT_FOUND, ErrorCode.CONVERSATION_IN_USE),
-        "Delete an earlier conversation's transcript (refused while a live session holds it).",
+        (ErrorCode.INVALID_PARAMS, ErrorCode.TRANSCRIPT_NOT_FOUND, ErrorCode.TRANSCRIPT_IN_USE),
+        "Delete a transcript (refused while a live session holds it).",
     ),
     Method(
         "session/close",

@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from bridge.duplex.features import MIN_CLI_VERSION
+from bridge.duplex import MIN_CLI_VERSION
 
-from .common import Count, EnvName, ExitStatus, PermissionMode, Seconds, _Wire
+from .common import Count, EnvName, ExitStatus, PermissionMode, Seconds, Usd, _Wire
 
 __all__ = [
     "Budget",
@@ -177,8 +177,8 @@ class Limits(_Wire):
 class Budget(_Wire):
     """A spending ceiling for the session."""
 
-    max_cost_usd: float
-    """The ceiling, in USD."""
+    max_cost_usd: Usd
+    """The ceiling, in USD (0 refuses every turn)."""
 
 
 class CreateParams(_Wire):
@@ -223,7 +223,7 @@ class CreateParams(_Wire):
     """More CLI arguments, passed as they are."""
     limits: Limits | None = None
     """Per-session limits; when one trips the session is closed."""
-    budget: float | Budget | None = None
+    budget: Usd | Budget | None = None
     """A USD ceiling (a number, or ``{"maxCostUsd": n}``); ``session/send`` fails with
     BudgetExceeded once the session spent it."""
     raw_events: bool = False
@@ -234,7 +234,7 @@ class CreateParams(_Wire):
     """Seconds to wait for a permission answer before denying (overrides initialize's)."""
     replay: bool = False
     """With ``resume``: before the create answer, send the conversation's past messages as
-    ``session/event``s marked ``replay: true`` (HistoryNotFound when it has no transcript)."""
+    ``session/event``s marked ``replay: true`` (TranscriptNotFound when it has no transcript)."""
 
 
 class CreateResult(_Wire):

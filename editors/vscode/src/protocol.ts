@@ -108,8 +108,8 @@ export type ErrorCode =
   | UnknownRequest
   | ControlError
   | MessageTooLarge
-  | HistoryNotFound
-  | ConversationInUse
+  | TranscriptNotFound
+  | TranscriptInUse
   | Unsupported
   | ServerNotInitialized
   | ConnectionClosed;
@@ -186,13 +186,13 @@ export type ControlError = -31011;
  */
 export type MessageTooLarge = -31012;
 /**
- * No conversation with this `claudeSessionId` in the history of this `cwd`.
+ * No transcript with this `claudeSessionId` in the history of this `cwd`.
  */
-export type HistoryNotFound = -31013;
+export type TranscriptNotFound = -31013;
 /**
- * A live session holds the conversation (`data.sessionId`); close it first.
+ * A live session holds the transcript (`data.sessionId`); close it first.
  */
-export type ConversationInUse = -31014;
+export type TranscriptInUse = -31014;
 /**
  * The session's CLI lacks what the request needs (`data.capability` names it), e.g. `cancelQueued` on a CLI without `interrupt_cancel_queued_v1`; nothing was done.
  */
@@ -386,7 +386,7 @@ export interface CreateParams {
    */
   rawEvents?: boolean;
   /**
-   * With `resume`: before the create answer, send the conversation's past messages as `session/event`s marked `replay: true` (HistoryNotFound when it has no transcript).
+   * With `resume`: before the create answer, send the conversation's past messages as `session/event`s marked `replay: true` (TranscriptNotFound when it has no transcript).
    */
   replay?: boolean;
   /**
@@ -412,7 +412,7 @@ export interface CreateParams {
  */
 export interface Budget {
   /**
-   * The ceiling, in USD.
+   * The ceiling, in USD (0 refuses every turn).
    */
   maxCostUsd: number;
 }
@@ -711,24 +711,24 @@ export interface SessionListRequest {
  */
 export interface ListParams {}
 /**
- * The earlier conversations the CLI keeps for a directory, newest first.
+ * The transcripts (earlier conversations) the CLI keeps for a directory, newest first.
  */
 export interface SessionHistoryRequest {
   id: RequestId;
   jsonrpc: "2.0";
   method: "session/history";
-  params: HistoryParams;
+  params: ListTranscriptsParams;
 }
 /**
- * `session/history` params: the conversations the CLI keeps for `cwd`.
+ * `session/history` params: the transcripts the CLI keeps for `cwd`.
  */
-export interface HistoryParams {
+export interface ListTranscriptsParams {
   /**
    * The project directory (as `session/create` takes it).
    */
   cwd: string;
   /**
-   * At most this many conversations (null or 0: all).
+   * At most this many transcripts (null or 0: all).
    */
   limit?: number | null;
   /**
@@ -737,20 +737,20 @@ export interface HistoryParams {
   offset?: number;
 }
 /**
- * One earlier conversation's messages, as session events.
+ * One transcript's messages, as session events.
  */
 export interface SessionTranscriptRequest {
   id: RequestId;
   jsonrpc: "2.0";
   method: "session/transcript";
-  params: ConversationParams;
+  params: TranscriptParams;
 }
 /**
- * Params naming one conversation of a directory's history.
+ * Params naming one transcript of a directory.
  */
-export interface ConversationParams {
+export interface TranscriptParams {
   /**
-   * The conversation, as `session/history` lists it.
+   * The transcript, as `session/history` lists it.
    */
   claudeSessionId: string;
   /**
@@ -759,20 +759,20 @@ export interface ConversationParams {
   cwd: string;
 }
 /**
- * Give an earlier conversation a title.
+ * Give a transcript a title.
  */
 export interface SessionRenameHistoryRequest {
   id: RequestId;
   jsonrpc: "2.0";
   method: "session/renameHistory";
-  params: RenameHistoryParams;
+  params: RenameTranscriptParams;
 }
 /**
  * `session/renameHistory` params.
  */
-export interface RenameHistoryParams {
+export interface RenameTranscriptParams {
   /**
-   * The conversation.
+   * The transcript.
    */
   claudeSessionId: string;
   /**
@@ -785,13 +785,13 @@ export interface RenameHistoryParams {
   title: string;
 }
 /**
- * Delete an earlier conversation's transcript (refused while a live session holds it).
+ * Delete a transcript (refused while a live session holds it).
  */
 export interface SessionDeleteHistoryRequest {
   id: RequestId;
   jsonrpc: "2.0";
   method: "session/deleteHistory";
-  params: ConversationParams;
+  params: TranscriptParams;
 }
 /**
  * Close gracefully (stdin closed, then SIGTERM/SIGKILL to the process group); returns the exit status. Closing an exited session returns its status again.
@@ -1890,25 +1890,25 @@ export interface ListResult {
 export interface SessionHistoryResponse {
   id: RequestId;
   jsonrpc: "2.0";
-  result: HistoryResult;
+  result: ListTranscriptsResult;
 }
 /**
  * `session/history` result, newest first.
  */
-export interface HistoryResult {
+export interface ListTranscriptsResult {
   /**
-   * One page of conversations, newest first.
-   */
-  conversations: HistoryEntry[];
-  /**
-   * How many conversations the directory has in all.
+   * How many transcripts the directory has in all.
    */
   total: number;
+  /**
+   * One page of transcripts, newest first.
+   */
+  transcripts: TranscriptInfo[];
 }
 /**
- * One earlier conversation of a directory.
+ * One transcript of a directory: an earlier conversation the CLI stored.
  */
-export interface HistoryEntry {
+export interface TranscriptInfo {
   /**
    * The CLI's session id: `session/create` resumes it with `resume`.
    */
@@ -1942,7 +1942,7 @@ export interface HistoryEntry {
    */
   lastModified: number;
   /**
-   * The bridge session holding the conversation now, if any.
+   * The bridge session holding the transcript now, if any.
    */
   liveSessionId: string | null;
   /**
@@ -1950,7 +1950,7 @@ export interface HistoryEntry {
    */
   messageCount: number;
   /**
-   * The CLI's own title or summary of the conversation, when it wrote one.
+   * The CLI's own title or summary of the transcript, when it wrote one.
    */
   summary: string | null;
   /**
@@ -1967,11 +1967,11 @@ export interface SessionTranscriptResponse {
   result: TranscriptResult;
 }
 /**
- * `session/transcript` result: the conversation as the events a live turn sends.
+ * `session/transcript` result: the transcript as the events a live turn sends.
  */
 export interface TranscriptResult {
   /**
-   * The conversation.
+   * The transcript.
    */
   claudeSessionId: string;
   /**
@@ -2067,7 +2067,7 @@ export interface ErrorData {
    */
   capability: string | null;
   /**
-   * For HistoryNotFound and ConversationInUse: the conversation.
+   * For TranscriptNotFound and TranscriptInUse: the transcript.
    */
   claudeSessionId: string | null;
   /**
@@ -2087,7 +2087,7 @@ export interface ErrorData {
    */
   path: string | null;
   /**
-   * For SessionNotFound: the id that was asked for; for ConversationInUse: the live session holding the conversation.
+   * For SessionNotFound: the id that was asked for; for TranscriptInUse: the live session holding the transcript.
    */
   sessionId: string | null;
   /**

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from bridge.testing.fake_api import FakeMessagesAPI, Text
+from bridge.fakes import FakeMessagesAPI, Text
 from bridge.testing.procs import alive, children
 from bridge.testing.realcli import offline_env
 

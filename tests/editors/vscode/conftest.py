@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.fakes import FakeMessagesAPI
 from bridge.testing import realcli
-from bridge.testing.fake_api import FakeMessagesAPI
 
 from . import codeserver
 

@@ -1,4 +1,4 @@
-"""Examples of session status, listing, closing, and the conversation history."""
+"""Examples of session status, listing, closing, and the transcripts."""
 
 # The examples are written with the builders and values of .kit, all of them.
 # ruff: noqa: F403, F405
@@ -88,7 +88,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     result(
                         30,
                         {
-                            "conversations": [
+                            "transcripts": [
                                 {
                                     "claudeSessionId": CLAUDE_SID,
                                     "title": "Fix the flaky upload test",
@@ -123,7 +123,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     )
                 ),
             ),
-            "Newest first. The first conversation is open in session `s1-2674ed3e` now.",
+            "Newest first. The first transcript is open in session `s1-2674ed3e` now.",
         ),
     ),
     "session/transcript": (
@@ -174,15 +174,15 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     request(
                         32,
                         "session/transcript",
-                        {"cwd": CWD, "claudeSessionId": "not-a-conversation"},
+                        {"cwd": CWD, "claudeSessionId": "not-a-transcript"},
                     )
                 ),
                 from_bridge(
                     error(
                         32,
-                        wire.ErrorCode.HISTORY_NOT_FOUND,
-                        "no conversation 'not-a-conversation' in the history of " + CWD,
-                        claudeSessionId="not-a-conversation",
+                        wire.ErrorCode.TRANSCRIPT_NOT_FOUND,
+                        "no transcript 'not-a-transcript' in the history of " + CWD,
+                        claudeSessionId="not-a-transcript",
                     )
                 ),
             ),
@@ -234,8 +234,8 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                 from_bridge(
                     error(
                         35,
-                        wire.ErrorCode.CONVERSATION_IN_USE,
-                        f"conversation {CLAUDE_SID} is held by live session {SID}: "
+                        wire.ErrorCode.TRANSCRIPT_IN_USE,
+                        f"transcript {CLAUDE_SID} is held by live session {SID}: "
                         "close that session first",
                         sessionId=SID,
                         claudeSessionId=CLAUDE_SID,

@@ -8,7 +8,7 @@ import {
   BridgeClientOptions,
   BridgeExit,
   CancellationToken,
-  HistoryEntry,
+  TranscriptInfo,
 } from "../client";
 import { Conversation } from "../model/conversation";
 import type {
@@ -229,14 +229,14 @@ export class Sessions {
   }
 
   /** Past conversations of the workspace, newest first. */
-  async history(): Promise<HistoryEntry[]> {
+  async history(): Promise<TranscriptInfo[]> {
     const client = await this.ensureClient();
     const result = await client.history({ cwd: this.options.createDefaults().cwd, limit: 200 });
-    return result.conversations;
+    return result.transcripts;
   }
 
   /** A chat continuing a past conversation, its messages replayed first. */
-  async resume(entry: HistoryEntry): Promise<Conversation> {
+  async resume(entry: TranscriptInfo): Promise<Conversation> {
     if (entry.liveSessionId && this.conversations.has(entry.liveSessionId)) {
       this.select(entry.liveSessionId);
       return this.conversations.get(entry.liveSessionId)!;

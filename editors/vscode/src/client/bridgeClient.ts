@@ -31,8 +31,8 @@ import type {
   CreateResult,
   EventParams,
   ExitedParams,
-  HistoryParams,
-  HistoryResult,
+  ListTranscriptsParams,
+  ListTranscriptsResult,
   InitializationOptions,
   InitializeResult,
   InterruptParams,
@@ -51,7 +51,7 @@ import type {
   TurnResult,
 } from "../protocol";
 
-export type { HistoryEntry, HistoryParams, HistoryResult } from "../protocol";
+export type { TranscriptInfo, ListTranscriptsParams, ListTranscriptsResult } from "../protocol";
 
 /** How the bridge process ended. `expected` is true after `dispose()`. */
 export interface BridgeExit {
@@ -332,7 +332,7 @@ export class BridgeClient implements Disposable {
   }
 
   /** Past conversations of a directory, newest first (`session/history`). */
-  history(params: HistoryParams, token?: CancellationToken): Promise<HistoryResult> {
+  history(params: ListTranscriptsParams, token?: CancellationToken): Promise<ListTranscriptsResult> {
     return this.request("session/history", params, token);
   }
 
