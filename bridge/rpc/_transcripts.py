@@ -51,7 +51,7 @@ class TranscriptMethods:
         )
         live = self._sessions.held_transcripts()
         return wire.ListTranscriptsResult(
-            transcripts=[
+            conversations=[
                 wire.TranscriptInfo(
                     claude_session_id=c.claude_session_id,
                     title=c.title,

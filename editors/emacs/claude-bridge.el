@@ -589,7 +589,7 @@ stays in the history.  Return the chat buffer."
                  (let* ((result (claude-bridge-client-call-sync
                                  "session/history"
                                  (list :cwd (directory-file-name root) :limit 100)))
-                        (entries (append (plist-get result :transcripts) nil))
+                        (entries (append (plist-get result :conversations) nil))
                         (labels (mapcar (lambda (e) (cons (claude-bridge--history-label e)
                                                           (plist-get e :claudeSessionId)))
                                         entries)))

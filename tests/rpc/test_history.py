@@ -135,7 +135,7 @@ async def test_history_and_transcript_of_three_turns_agree_with_the_sdk(
 
         listed = await client.call("session/history", {"cwd": str(long_project)})
         assert listed["total"] == 1
-        (entry,) = listed["transcripts"]
+        (entry,) = listed["conversations"]
         (theirs,) = sdk.list_sessions(str(long_project))
         assert entry["claudeSessionId"] == theirs.session_id == claude_id
         assert entry["title"] == entry["firstPrompt"] == theirs.first_prompt == "first question"
@@ -197,7 +197,7 @@ async def test_resume_with_replay_streams_the_past_before_the_answer_then_contin
         assert all(p["replay"] is True for p in replayed)
         assert wire_events(past["events"])[0] == ("userText", "remember the word pelican")
         listed = await client.call("session/history", {"cwd": str(project_dir)})
-        assert listed["transcripts"][0]["liveSessionId"] == sid  # held before its first turn
+        assert listed["conversations"][0]["liveSessionId"] == sid  # held before its first turn
 
         turn = await client.send(sid, "what was the word?")
         assert turn["claudeSessionId"] == claude_id
@@ -278,13 +278,13 @@ async def test_rename_and_delete_show_in_the_next_listing_and_a_live_one_is_kept
         assert refused["data"]["sessionId"] == sid
 
         await client.call("session/renameHistory", {**conversation, "title": "Greetings"})
-        (entry,) = (await client.call("session/history", {"cwd": cwd}))["transcripts"]
+        (entry,) = (await client.call("session/history", {"cwd": cwd}))["conversations"]
         assert (entry["title"], entry["customTitle"]) == ("Greetings", "Greetings")
 
         await client.call("session/close", {"sessionId": sid}, within=REAL_WAIT)
         assert await client.call("session/deleteHistory", conversation) == {}
         assert await client.call("session/history", {"cwd": cwd}) == {
-            "transcripts": [],
+            "conversations": [],
             "total": 0,
         }
         gone = await client.error("session/transcript", conversation)
@@ -316,9 +316,9 @@ async def test_history_pages_with_limit_and_offset(
     async with open_bridge(env=offline_env) as client:
         await client.initialize()
         full = await client.call("session/history", {"cwd": str(workdir)})
-        assert [c["claudeSessionId"] for c in full["transcripts"]] == [home_with_history]
+        assert [c["claudeSessionId"] for c in full["conversations"]] == [home_with_history]
         page = await client.call("session/history", {"cwd": str(workdir), "offset": 1})
-        assert page == {"transcripts": [], "total": 1}
+        assert page == {"conversations": [], "total": 1}
 
 
 async def test_replay_without_resume_and_resume_of_no_conversation_are_refused(

@@ -59,8 +59,9 @@ class TranscriptInfo(_Wire):
 class ListTranscriptsResult(_Wire):
     """``session/history`` result, newest first."""
 
-    transcripts: list[TranscriptInfo]
-    """One page of transcripts, newest first."""
+    conversations: list[TranscriptInfo]
+    """One page of the directory's transcripts, newest first. (The member keeps the name it had
+    in protocol 1.0, when transcripts were called conversations: a rename would break clients.)"""
     total: int
     """How many transcripts the directory has in all."""
 

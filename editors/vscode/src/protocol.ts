@@ -1897,13 +1897,13 @@ export interface SessionHistoryResponse {
  */
 export interface ListTranscriptsResult {
   /**
+   * One page of the directory's transcripts, newest first. (The member keeps the name it had in protocol 1.0, when transcripts were called conversations: a rename would break clients.)
+   */
+  conversations: TranscriptInfo[];
+  /**
    * How many transcripts the directory has in all.
    */
   total: number;
-  /**
-   * One page of transcripts, newest first.
-   */
-  transcripts: TranscriptInfo[];
 }
 /**
  * One transcript of a directory: an earlier conversation the CLI stored.

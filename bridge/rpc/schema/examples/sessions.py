@@ -88,7 +88,7 @@ METHOD_EXAMPLES: dict[str, tuple[Example, ...]] = {
                     result(
                         30,
                         {
-                            "transcripts": [
+                            "conversations": [
                                 {
                                     "claudeSessionId": CLAUDE_SID,
                                     "title": "Fix the flaky upload test",

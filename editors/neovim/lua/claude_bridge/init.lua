@@ -676,7 +676,7 @@ function M.resume()
     if err then
       return notify("could not list past conversations: " .. (err.message or ""), vim.log.levels.ERROR)
     end
-    local entries = result.transcripts or {}
+    local entries = result.conversations or {}
     if #entries == 0 then
       return notify("no past conversation in " .. vim.fn.fnamemodify(cwd, ":~"))
     end

@@ -232,7 +232,7 @@ export class Sessions {
   async history(): Promise<TranscriptInfo[]> {
     const client = await this.ensureClient();
     const result = await client.history({ cwd: this.options.createDefaults().cwd, limit: 200 });
-    return result.transcripts;
+    return result.conversations;
   }
 
   /** A chat continuing a past conversation, its messages replayed first. */
