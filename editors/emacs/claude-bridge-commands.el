@@ -111,10 +111,9 @@ that turn as a live message.  A chat whose process is gone starts
 again, continuing its conversation."
   (interactive
    (list (or (claude-bridge-view-take-input)
-             (if (and claude-bridge--buffer-chat
-                      (claude-bridge--chat-attachments claude-bridge--buffer-chat))
-                 ""
-               (read-string "Ask Claude: ")))))
+             (cond ((null claude-bridge--buffer-chat) (read-string "Ask Claude: "))
+                   ((claude-bridge--chat-attachments claude-bridge--buffer-chat) "")
+                   (t (user-error "Type the prompt below the line at the bottom first"))))))
   (let ((chat (or chat (claude-bridge--chat-or-new))))
     (when (and (string-empty-p (string-trim prompt))
                (null (claude-bridge--chat-attachments chat)))
@@ -400,6 +399,12 @@ Point lands on its card, whose keys answer it."
     (claude-bridge-view-flush chat)
     (pop-to-buffer (claude-bridge--chat-buffer chat))
     (goto-char (claude-bridge-item-start item))
+    ;; The whole card in view, its choices too.
+    (unless (pos-visible-in-window-p (claude-bridge-item-end item))
+      (recenter (max 0 (- (window-body-height)
+                          (count-lines (claude-bridge-item-start item)
+                                       (claude-bridge-item-end item))
+                          2))))
     (let* ((choices (claude-bridge-permission-choices (claude-bridge-model-get item :request)
                                                       item))
            (rules (cl-count-if (lambda (c) (consp (plist-get c :do))) choices)))

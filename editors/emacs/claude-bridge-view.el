@@ -643,6 +643,13 @@ Its undo starts afresh (\\[claude-bridge-previous-prompt] brings it back)."
   (interactive)
   (goto-char (point-max)))
 
+(defun claude-bridge-view-self-insert (n)
+  "Insert the character typed N times at the end of the prompt.
+Typing in the conversation, which is read-only, types into the prompt."
+  (interactive "p")
+  (goto-char (point-max))
+  (self-insert-command n))
+
 ;;;; Completion of @-mentions and slash commands
 
 (defun claude-bridge-view--project-names (root)
@@ -876,7 +883,8 @@ RESET starts from the first one."
       (when (and (listp global-mode-string)
                  (member claude-bridge-view--indicator global-mode-string))
         (setq global-mode-string (remove claude-bridge-view--indicator
-                                         global-mode-string))))))
+                                         global-mode-string))))
+    (force-mode-line-update t)))
 
 ;;;; The minor mode
 
@@ -915,6 +923,9 @@ Elsewhere the key does what the major mode or the global map says."
                                              ((and (not (button-at (point)))
                                                    (claude-bridge-view--file-tool-at-point))
                                               #'claude-bridge-visit-tool-file)))))
+    (define-key map [remap self-insert-command]
+                (claude-bridge-view--when (lambda () (not (claude-bridge-view-in-prompt-p)))
+                                          #'claude-bridge-view-self-insert))
     (define-key map (kbd "M-p") (claude-bridge-view--when #'claude-bridge-view-in-prompt-p
                                                           #'claude-bridge-previous-prompt))
     (define-key map (kbd "M-n") (claude-bridge-view--when #'claude-bridge-view-in-prompt-p

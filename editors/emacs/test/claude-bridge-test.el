@@ -314,12 +314,13 @@ The chat is opened with M-x claude-bridge-chat from the project."
             (should (string-match-p "▾ Thinking\nLet me see\\. Yes\\." text))
             (should (string-match-p "▾ Bash: ls ✓\n  input: {\"command\":\"ls\"}\n  result:\n    a.txt\n    b.txt"
                                     text)))
-          ;; The conversation is read-only, the prompt is not.
+          ;; The conversation is read-only: what is typed there goes to the prompt.
           (with-current-buffer buf (goto-char (point-min)))
-          (should-error (cbt-type buf "x") :type 'text-read-only)
-          (cbt-keys buf "C-c C-n")
-          (cbt-type buf "my prompt")
-          (should (equal (cbt-prompt-text buf) "my prompt")))
+          (cbt-type buf "my ")
+          (should (with-current-buffer buf (claude-bridge-view-in-prompt-p)))
+          (cbt-type buf "prompt")
+          (should (equal (cbt-prompt-text buf) "my prompt"))
+          (should (string-match-p "\\`▾ Thinking\n" (cbt-buffer-text buf))))
       (cbt-kill buf))))
 
 (ert-deftest claude-bridge-test-tab-off-a-section-is-the-major-modes-tab ()
@@ -497,7 +498,8 @@ The chat is opened with M-x claude-bridge-chat from the project."
       (cbt-wait-card buf)
       (with-current-buffer buf
         (should-not (claude-bridge-permission-card-at-point)))
-      (should-error (cbt-type buf "a") :type 'text-read-only)
+      (cbt-type buf "a")
+      (should (equal (cbt-prompt-text buf) "a"))
       (should (claude-bridge--chat-permissions chat))
       (should-not (file-exists-p (expand-file-name "made-by-bash" dir)))
       (cbt-keys buf "C-c C-k")
@@ -624,7 +626,8 @@ The chat is opened with M-x claude-bridge-chat from the project."
       (should (equal (cadr (should-error (cbt-keys buf "C-c C-p") :type 'user-error))
                      "No permission prompt waits"))
       (with-current-buffer buf (goto-char (claude-bridge-item-start item)))
-      (should-error (cbt-type buf "a") :type 'text-read-only)
+      (cbt-type buf "a")                ; no answer: a goes to the prompt
+      (should (equal (cbt-prompt-text buf) "a"))
       (should-not (file-exists-p (expand-file-name "made-by-bash" dir))))))
 
 (ert-deftest claude-bridge-test-a-prompt-open-when-the-bridge-dies-is-withdrawn-and-cannot-be-answered ()
@@ -640,7 +643,8 @@ The chat is opened with M-x claude-bridge-chat from the project."
         (should (string-match-p "⊘ Claude wants Bash: .* — withdrawn: claude-bridge exited"
                                 (cbt-buffer-text buf)))
         (with-current-buffer buf (goto-char (claude-bridge-item-start item)))
-        (should-error (cbt-type buf "a") :type 'text-read-only)
+        (cbt-type buf "a")              ; no answer: a goes to the prompt
+        (should (equal (cbt-prompt-text buf) "a"))
         (should-not (claude-bridge-client-live-p)) ; no new bridge was started
         (should-not (string-match-p "allowed" (cbt-buffer-text buf)))
         (should-not (file-exists-p (expand-file-name "made-by-bash" dir)))))))
@@ -906,6 +910,23 @@ The chat is opened with M-x claude-bridge-chat from the project."
           (progn
             (should (equal (claude-bridge--chat-cwd (cbt-chat buf)) dir))
             (should (eq (let ((default-directory dir)) (claude-bridge-chat)) buf)))
+        (cbt-kill buf)))))
+
+(ert-deftest claude-bridge-test-project-switch-project-opens-the-chat-of-the-project-picked ()
+  (let* ((dir (cbt-project))
+         (project-switch-commands '((claude-bridge-chat "Claude" ?a)))
+         (project-list-file (expand-file-name "projects" dir)))
+    (make-directory (expand-file-name ".git" dir))
+    (project-remember-project (project-current nil dir))
+    (switch-to-buffer (get-buffer-create " *cbt-start*"))
+    (setq default-directory temporary-file-directory)
+    (execute-kbd-macro (kbd (concat "M-x project-switch-project RET "
+                                    (cbt-k dir) " RET a")))
+    (let ((buf (current-buffer)))
+      (unwind-protect
+          (progn
+            (should (cbt-chat buf))     ; the buffer shown is the chat
+            (should (equal (claude-bridge--chat-cwd (cbt-chat buf)) dir)))
         (cbt-kill buf)))))
 
 ;;;; Tool calls and their files
