@@ -48,7 +48,7 @@ For example \\='(\"claude-bridge\" \"serve\" \"--claude-path\" \"/opt/claude\").
   :type '(repeat string))
 
 (defcustom claude-bridge-permission-timeout nil
-  "Seconds the bridge waits for a permission answer before denying.
+  "Seconds a permission prompt waits for an answer before it is denied.
 nil waits as long as it takes."
   :type '(choice (const :tag "Wait forever" nil) number))
 

@@ -443,7 +443,7 @@ REPLAY is non-nil for past events of a resumed conversation."
       ("result" (claude-bridge-model--result chat event))
       ("permissionAutoDenied"
        (when-let ((item (claude-bridge-model-permission chat (plist-get event :requestId))))
-         (claude-bridge-model-answer-permission chat item "denied by the bridge"))
+         (claude-bridge-model-withdraw-permission chat item "denied by the bridge"))
        (claude-bridge-model-notice chat (plist-get event :message) 'warning))
       ("lagged"
        (claude-bridge-model-notice
@@ -549,11 +549,16 @@ WITHDRAWN non-nil means it was never answered: it can no longer be."
   "Functions called with (CHAT ITEM) when a permission prompt is withdrawn.
 The permission part closes what it opened for the prompt (its diff).")
 
+(defun claude-bridge-model-withdraw-permission (chat item answer)
+  "End the permission prompt ITEM of CHAT as ANSWER, without the user's answer.
+What the prompt opened is closed (`claude-bridge-model-withdraw-functions')."
+  (claude-bridge-model-answer-permission chat item answer t)
+  (run-hook-with-args 'claude-bridge-model-withdraw-functions chat item))
+
 (defun claude-bridge-model-withdraw-permissions (chat reason)
   "Withdraw every waiting permission prompt of CHAT, because of REASON."
   (dolist (item (claude-bridge--chat-permissions chat))
-    (claude-bridge-model-answer-permission chat item (format "withdrawn: %s" reason) t)
-    (run-hook-with-args 'claude-bridge-model-withdraw-functions chat item)))
+    (claude-bridge-model-withdraw-permission chat item (format "withdrawn: %s" reason))))
 
 (defun claude-bridge-model-exited (chat reason &optional restart)
   "Record that CHAT's process is gone, for REASON (a string).

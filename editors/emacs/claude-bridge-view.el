@@ -818,7 +818,12 @@ RESET starts from the first one."
 (defun claude-bridge-view--mode-line-part (text help command)
   "Return TEXT for the mode line, with the tooltip HELP and a click for COMMAND."
   (propertize text 'help-echo help 'mouse-face 'mode-line-highlight
-              'local-map (make-mode-line-mouse-map 'mouse-1 command)))
+              'local-map (make-mode-line-mouse-map
+                          'mouse-1 (lambda (event)
+                                     (interactive "e")
+                                     ;; In the chat whose mode line was clicked.
+                                     (with-selected-window (posn-window (event-start event))
+                                       (call-interactively command))))))
 
 (defun claude-bridge-view-mode-line ()
   "The mode-line text of this chat: model, permission mode, state and cost."

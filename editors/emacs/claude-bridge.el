@@ -258,11 +258,23 @@ The mode line still says what waits."
          (list :behavior "deny" :message "No such session in Emacs."))
         ((run-hook-with-args-until-success 'claude-bridge-permission-functions chat params))
         (t
-         (claude-bridge--announce-permission
-          chat (claude-bridge-model-add-permission chat params))
-         (list :behavior "defer")))))
+         (let ((item (claude-bridge-model-add-permission chat params)))
+           (claude-bridge--announce-permission chat item)
+           (when (numberp claude-bridge-permission-timeout)
+             (run-at-time claude-bridge-permission-timeout nil
+                          #'claude-bridge--permission-timed-out chat item))
+           (list :behavior "defer"))))))
     (_ (jsonrpc-error :code claude-bridge-protocol-error-method-not-found
                       :message (format "%s is not handled" method)))))
+
+(defun claude-bridge--permission-timed-out (chat item)
+  "Deny the permission prompt ITEM of CHAT if it still waits.
+See `claude-bridge-permission-timeout'."
+  (when (claude-bridge-model-permission-pending-p chat item)
+    (let ((why (format "no answer within %g s" claude-bridge-permission-timeout)))
+      (claude-bridge-permission-respond
+       chat item (list :behavior "deny" :message (format "Denied: %s." why))
+       (format "denied: %s" why)))))
 
 (defun claude-bridge--on-bridge-exit (msg)
   "Report once that the bridge ended with MSG, in every chat it served."

@@ -649,6 +649,25 @@ The chat is opened with M-x claude-bridge-chat from the project."
         (should-not (string-match-p "allowed" (cbt-buffer-text buf)))
         (should-not (file-exists-p (expand-file-name "made-by-bash" dir)))))))
 
+(ert-deftest claude-bridge-test-a-prompt-unanswered-in-time-is-denied-and-closes-its-diff ()
+  (let ((claude-bridge-permission-timeout 1))
+    (cbt-with-chat (buf dir)
+      (with-temp-file (expand-file-name "notes.txt" dir) (insert "hello world\n"))
+      (cbt-send buf "please USE_EDIT")
+      (let ((item (cbt-wait-card buf)))
+        (cbt-keys buf "C-c C-p v")
+        (execute-kbd-macro (kbd "q y"))
+        (should (buffer-live-p (claude-bridge-model-get item :proposal)))
+        (let ((proposal (claude-bridge-model-get item :proposal)))
+          (cbt-wait-turn buf)
+          (should-not (buffer-live-p proposal)))
+        (should (string-match-p "✗ Claude wants Edit: .* — denied: no answer within 1 s"
+                                (cbt-buffer-text buf)))
+        (should (string-match-p "Denied: no answer within 1 s\\."
+                                (claude-bridge-model-get (car (last (cbt-items buf 'tool)))
+                                                         :result)))
+        (should (equal (cbt-file-text (expand-file-name "notes.txt" dir)) "hello world\n"))))))
+
 (ert-deftest claude-bridge-test-permission-function-answers-without-asking ()
   (cbt-with-chat (buf dir)
     (let ((claude-bridge-permission-functions
