@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bridge.fakes import FakeMessagesAPI, Text, offline_env
-from bridge.testing.procs import alive
+from bridge.testing.procs import alive, children
 
 from .tmux import EmacsInTmux, wait_for
 
@@ -135,8 +135,8 @@ def send(emacs: EmacsInTmux, prompt: str) -> None:
 
 
 def bridge_pids(emacs: EmacsInTmux) -> list[int]:
-    """The bridges Emacs runs now."""
-    return [p for p in emacs.descendants() if b"bridge" in _cmdline(p)]
+    """The bridges Emacs runs now (its children; the CLIs are the bridge's)."""
+    return [p for p in children(emacs.pid) if b"bridge" in _cmdline(p)]
 
 
 def _cmdline(pid: int) -> bytes:
