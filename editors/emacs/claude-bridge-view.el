@@ -676,10 +676,8 @@ Typing in the conversation, which is read-only, types into the prompt."
     (let ((chat claude-bridge--buffer-chat)
           (end (point)))
       (cond
-       ((save-excursion
-          (and (re-search-backward "\\(?:^\\|[[:space:](]\\)@\\([^[:space:]]*\\)\\="
-                                   claude-bridge-view--prompt-marker t)))
-        (let ((start (match-beginning 1))
+       ((claude-bridge-view--mention-start)
+        (let ((start (claude-bridge-view--mention-start))
               (root (claude-bridge--chat-cwd chat))
               names)
           (list start end
@@ -691,11 +689,8 @@ Typing in the conversation, which is read-only, types into the prompt."
                      string pred)))
                 :annotation-function
                 (lambda (c) (if (string-suffix-p "/" c) "  folder" "  file")))))
-       ((save-excursion
-          (re-search-backward "\\`\\s-*/\\([^[:space:]]*\\)\\="
-                              claude-bridge-view--prompt-marker t))
-        ;; The search above only matches when the prompt starts with the command.
-        (let ((start (match-beginning 1))
+       ((claude-bridge-view--command-start)
+        (let ((start (claude-bridge-view--command-start))
               (commands (claude-bridge--chat-commands chat)))
           (list start end
                 (mapcar (lambda (c) (plist-get c :name)) commands)
@@ -705,18 +700,26 @@ Typing in the conversation, which is read-only, types into the prompt."
                                     :test #'equal)))
                     (if c (concat "  " (or (plist-get c :description) "")) ""))))))))))
 
+(defun claude-bridge-view--mention-start ()
+  "Return where the @-mention that point ends begins (after the @), or nil."
+  (save-excursion
+    (when (re-search-backward "\\(?:^\\|[[:space:](]\\)@\\([^[:space:]]*\\)\\="
+                              claude-bridge-view--prompt-marker t)
+      (match-beginning 1))))
+
+(defun claude-bridge-view--command-start ()
+  "Return where the slash command before point begins (after the /), or nil.
+Only a command at the start of the prompt counts."
+  (save-excursion
+    (when (and (re-search-backward "/\\([^[:space:]/]*\\)\\=" claude-bridge-view--prompt-marker t)
+               (string-blank-p (buffer-substring-no-properties
+                                claude-bridge-view--prompt-marker (point))))
+      (match-beginning 1))))
+
 (defun claude-bridge-view--mention-before-point-p ()
   "Return non-nil when point ends an @-mention or a slash command in the prompt."
   (and (claude-bridge-view-in-prompt-p)
-       (save-excursion
-         (or (re-search-backward "\\(?:^\\|[[:space:](]\\)@[^[:space:]]*\\="
-                                 claude-bridge-view--prompt-marker t)
-             (progn (goto-char (point))
-                    (and (re-search-backward "/[^[:space:]]*\\="
-                                             claude-bridge-view--prompt-marker t)
-                         (string-blank-p
-                          (buffer-substring-no-properties
-                           claude-bridge-view--prompt-marker (point)))))))))
+       (or (claude-bridge-view--mention-start) (claude-bridge-view--command-start))))
 
 ;;;; Sections, files and next-error
 
@@ -843,7 +846,7 @@ RESET starts from the first one."
         (symbol-name (claude-bridge--chat-state chat))
         "The chat's state: mouse-1 opens the Claude menu" #'claude-bridge-menu)
        "|"
-       (claude-bridge-view-format-cost-plain (claude-bridge-model-total-cost chat))
+       (claude-bridge-view--format-cost (claude-bridge-model-total-cost chat))
        (if (> waiting 0)
            (claude-bridge-view--mode-line-part
             (propertize (format "|%d asks" waiting) 'face 'claude-bridge-permission)
@@ -851,10 +854,6 @@ RESET starts from the first one."
             #'claude-bridge-answer-permission)
          "")
        "]"))))
-
-(defun claude-bridge-view-format-cost-plain (usd)
-  "Format USD as a cost for the mode line."
-  (claude-bridge-view--format-cost usd))
 
 (defvar claude-bridge-view--all-chats-function #'ignore
   "Function returning every chat of this Emacs (set by claude-bridge.el).")

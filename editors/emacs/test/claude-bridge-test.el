@@ -806,6 +806,25 @@ The chat is opened with M-x claude-bridge-chat from the project."
                     (mapcar (lambda (b) (plist-get b :text))
                             (cbt-last-user-content (cbt-last-request)))))))
 
+(ert-deftest claude-bridge-test-slash-completes-the-clis-commands-at-the-start-of-the-prompt ()
+  (cbt-with-chat (buf dir)
+    (ignore dir)
+    (let* ((names (mapcar (lambda (c) (plist-get c :name))
+                          (claude-bridge--chat-commands (cbt-chat buf))))
+           ;; A command no other one starts with, typed but for its last letter.
+           (name (cl-find-if (lambda (n)
+                               (and (> (length n) 3)
+                                    (= 1 (cl-count-if (lambda (m) (string-prefix-p
+                                                                   (substring n 0 -1) m))
+                                                      names))))
+                             names)))
+      (should name)
+      (cbt-keys buf (concat "C-c C-n / " (cbt-k (substring name 0 -1)) " TAB"))
+      (should (equal (cbt-prompt-text buf) (concat "/" name)))
+      ;; Not in the middle of a prompt: there TAB is the major mode's.
+      (cbt-keys buf (concat "C-a C-k " (cbt-k "see /") (cbt-k (substring name 0 -1)) " TAB"))
+      (should-not (equal (cbt-prompt-text buf) (concat "see /" name))))))
+
 (ert-deftest claude-bridge-test-an-attached-image-is-sent-as-an-image-block ()
   (cbt-with-chat (buf dir)
     (let ((png (expand-file-name "dot.png" dir))
