@@ -130,6 +130,8 @@ class EmacsInTmux:
         deadline = time.monotonic() + 30
         while alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
+        socket = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.socket
+        socket.unlink(missing_ok=True)
 
     def __enter__(self) -> EmacsInTmux:
         return self
