@@ -17,7 +17,9 @@
 ;; the bridge on first use, initializes it (declaring that Emacs answers
 ;; permission prompts), queues calls made meanwhile, and hands
 ;; notifications and bridge->client requests to functions the rest of
-;; the package installs.  No UI code lives here.
+;; the package installs.  No UI code lives here.  A request whose
+;; answer cannot come because the bridge ended fails with the
+;; client-side ConnectionClosed code of the protocol.
 ;;
 ;; jsonrpc.el 1.0.14 (Emacs 28) pitfalls handled here:
 ;; - `jsonrpc-request' always times out (10 s by default, nil means the
@@ -33,6 +35,7 @@
 (require 'cl-lib)
 (require 'jsonrpc)
 (require 'subr-x)
+(require 'claude-bridge-protocol)
 
 (defgroup claude-bridge nil
   "Chat with Claude Code through the claude-bridge JSON-RPC bridge."
@@ -45,9 +48,16 @@ For example \\='(\"claude-bridge\" \"serve\" \"--claude-path\" \"/opt/claude\").
   :type '(repeat string))
 
 (defcustom claude-bridge-permission-timeout nil
-  "Seconds the bridge waits for a permission answer before denying.
+  "Seconds a permission prompt waits for an answer before it is denied.
 nil waits as long as it takes."
   :type '(choice (const :tag "Wait forever" nil) number))
+
+(defcustom claude-bridge-warm-pool 1
+"Spare Claude processes the bridge keeps ready per project and settings.
+A new chat takes a spare at once instead of waiting for the CLI to
+start; the bridge then warms the next one.  0 turns the pool off.
+Read when the bridge starts (\\[claude-bridge-shutdown] restarts it)."
+  :type '(choice (const :tag "No warm pool" 0) natnum))
 
 (defcustom claude-bridge-events-buffer-size 0
   "Size of the JSON-RPC events log buffer; 0 disables it, nil is unlimited.
@@ -59,7 +69,8 @@ Logging every message slows streaming down a lot: enable it to debug only."
 
 (defvar claude-bridge-client-request-function
   (lambda (_method _params)
-    (jsonrpc-error :code -32601 :message "not handled"))
+    (jsonrpc-error :code claude-bridge-protocol-error-method-not-found
+                   :message "not handled"))
   "Function of (METHOD PARAMS) that answers a request of the bridge.
 It returns the result, or signals `jsonrpc-error'.")
 
@@ -105,6 +116,7 @@ It returns the result, or signals `jsonrpc-error'.")
       (setq claude-bridge-client--connection nil
             claude-bridge-client--ready nil
             claude-bridge-client--queue nil)
+      (remove-hook 'kill-emacs-hook #'claude-bridge-client-shutdown)
       (dolist (thunk queue)
         (ignore-errors (funcall thunk msg)))
       (funcall claude-bridge-client-exit-function msg))))
@@ -139,6 +151,8 @@ It returns the result, or signals `jsonrpc-error'.")
     (setq claude-bridge-client--connection conn
           claude-bridge-client--ready nil
           claude-bridge-client--init-error nil)
+    ;; Quitting Emacs ends the bridge, and with it every Claude process.
+    (add-hook 'kill-emacs-hook #'claude-bridge-client-shutdown)
     (jsonrpc-async-request
      conn :initialize
      (list :processId (emacs-pid)
@@ -147,7 +161,10 @@ It returns the result, or signals `jsonrpc-error'.")
            :initializationOptions
            (append (list :permissions t)
                    (when claude-bridge-permission-timeout
-                     (list :permissionTimeout claude-bridge-permission-timeout))))
+                     (list :permissionTimeout claude-bridge-permission-timeout))
+                   (when (and (natnump claude-bridge-warm-pool)
+                              (> claude-bridge-warm-pool 0))
+                     (list :warmPool (list :size claude-bridge-warm-pool)))))
      :timeout nil
      :success-fn
      (lambda (result)
@@ -181,26 +198,42 @@ If the bridge ends first, THUNK is called with a message saying so."
   "Return the message of ERR, a JSON-RPC error plist."
   (or (plist-get err :message) (format "%S" err)))
 
-(cl-defun claude-bridge-client-call (method params &key on-result on-error)
+(defun claude-bridge-client--connection-closed (err)
+  "Return ERR, with jsonrpc.el's \"Server died\" as ConnectionClosed."
+  (if (eql (plist-get err :code) -1)
+      (list :code claude-bridge-protocol-error-connection-closed
+            :message (or (plist-get err :message) "the bridge exited"))
+    err))
+
+(cl-defun claude-bridge-client-call (method params &key on-result on-error (start t))
   "Call METHOD with PARAMS on the bridge, asynchronously, without timeout.
 PARAMS is a plist (nil sends an empty object).  ON-RESULT is called
-with the result, ON-ERROR with the JSON-RPC error plist (a bridge that
-died gives code -1).  Without ON-ERROR the error is shown as a message.
-Return nil."
+with the result, ON-ERROR with the JSON-RPC error plist; a bridge that
+ended fails the call with `claude-bridge-protocol-error-connection-closed'.
+Without ON-ERROR the error is shown as a message.  When START is nil
+and no bridge runs, the call fails that way at once instead of
+starting one.  Return nil."
   (let ((on-error (or on-error
                       (lambda (err)
                         (message "claude-bridge: %s failed: %s" method
                                  (claude-bridge-client-error-message err))))))
-    (claude-bridge-client--when-ready
-     (lambda (failure)
-       (if failure
-           (funcall on-error (list :code -1 :message failure))
-         (jsonrpc-async-request
-          claude-bridge-client--connection (intern method)
-          (or params claude-bridge-client-empty-object)
-          :timeout nil
-          :success-fn (or on-result #'ignore)
-          :error-fn on-error))))
+    (if (and (not start) (not (claude-bridge-client-live-p)))
+        (funcall on-error (list :code claude-bridge-protocol-error-connection-closed
+                                :message "the bridge is not running"))
+      (claude-bridge-client--when-ready
+       (lambda (failure)
+         (if failure
+             (funcall on-error
+                      (list :code claude-bridge-protocol-error-connection-closed
+                            :message failure))
+           (jsonrpc-async-request
+            claude-bridge-client--connection (intern method)
+            (or params claude-bridge-client-empty-object)
+            :timeout nil
+            :success-fn (or on-result #'ignore)
+            :error-fn (lambda (err)
+                        (funcall on-error
+                                 (claude-bridge-client--connection-closed err))))))))
     nil))
 
 (defun claude-bridge-client-call-sync (method params &optional timeout)
@@ -256,7 +289,8 @@ sent SIGTERM, then killed."
           (while (and (claude-bridge-client--running-p proc) (< (float-time) deadline))
             (accept-process-output proc 0.05)))
         (when (process-live-p proc)
-          (delete-process proc))))))
+          (delete-process proc))))
+    (remove-hook 'kill-emacs-hook #'claude-bridge-client-shutdown)))
 
 (provide 'claude-bridge-client)
 ;;; claude-bridge-client.el ends here

@@ -17,7 +17,8 @@
              (expand-file-name ".." (file-name-directory load-file-name))))
        (files (mapcar (lambda (f) (expand-file-name f dir))
                       '("claude-bridge-client.el" "claude-bridge-model.el"
-                        "claude-bridge-protocol.el"
+                        "claude-bridge-protocol.el" "claude-bridge-permission.el"
+                        "claude-bridge-view.el" "claude-bridge-commands.el"
                         "claude-bridge.el")))
        (problems nil))
   (add-to-list 'load-path dir)

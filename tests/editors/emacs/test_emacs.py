@@ -17,6 +17,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -30,15 +31,17 @@ from typing import Any
 
 import pytest
 
-from bridge.fakes import FakeMessagesAPI, Text
-from bridge.testing.procs import alive, children
-from bridge.testing.realcli import offline_env
+from bridge.fakes import FakeMessagesAPI, Text, offline_env
+from bridge.testing.procs import alive
 
 pytestmark = [pytest.mark.emacs, pytest.mark.realcli]
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGE = ROOT / "editors" / "emacs"
-TESTS = PACKAGE / "test"
+PACKAGE = Path(
+    # Another copy of the package, to check that a test fails without the fix it covers.
+    os.environ.get("CLAUDE_BRIDGE_EMACS_PACKAGE", ROOT / "editors" / "emacs")
+)
+TESTS = ROOT / "editors" / "emacs" / "test"
 BRIDGE_CMD = [sys.executable, "-m", "bridge", "serve"]
 ERT_NAMES = re.findall(
     r"^\(ert-deftest (claude-bridge-test-[^\s()]+)",
@@ -136,23 +139,36 @@ _MARKDOWN_SCRIPT = """
 (progn
   (require 'markdown-mode)
   (require 'claude-bridge)
-  (let* ((buf (claude-bridge--setup-buffer default-directory))
-         (session (buffer-local-value 'claude-bridge--session buf)))
-    (claude-bridge-model-apply session '(:type "textDelta" :text "# Title\\n\\n**bold** "))
-    (claude-bridge-model-apply session '(:type "textDelta" :text "and `code`"))
-    (claude-bridge--flush session)
-    (with-current-buffer buf
+  (let* ((chat (claude-bridge-model-make-chat default-directory))
+         (buf (claude-bridge-view-make-buffer chat "*claude test*")))
+    (claude-bridge-model-apply chat '(:type "textDelta" :text "# Title\\n\\n**bold** "))
+    (claude-bridge-model-apply chat '(:type "textDelta" :text "and `code`"))
+    (claude-bridge-model-apply chat '(:type "toolUse" :toolUseId "t1" :name "Bash"
+                                            :input (:command "ls")))
+    (claude-bridge-view-flush chat)
+    (switch-to-buffer buf)
+    (font-lock-ensure)
+    (goto-char (point-max))
+    (execute-kbd-macro "# typed")  ; markdown-mode's font-lock must not lock the prompt
+    (let ((prompt-tab (key-binding (kbd "TAB"))))
+      (goto-char (point-min))
+      (search-forward "Bash: ls")
       (font-lock-ensure)
-      (goto-char (point-max))
-      (insert "typed")  ; markdown-mode's font-lock must not lock the prompt area
-      (princ (format "%s|%s|%s" major-mode (and (derived-mode-p 'markdown-mode) t)
+      (execute-kbd-macro (kbd "TAB"))  ; on a tool call, TAB folds it
+      (princ (format "%s|%s|%s|%s" major-mode prompt-tab
+                     (with-temp-buffer
+                       (let ((standard-output (current-buffer)))
+                         (with-current-buffer buf (describe-mode)))
+                       (with-current-buffer (help-buffer)
+                         (and (string-match-p "claude-bridge--parent-mode" (buffer-string)) t)))
                      (buffer-substring-no-properties (point-min) (point-max)))))))
 """
 
 
-def test_chat_buffer_derives_from_markdown_mode_when_it_is_installed(tmp_path: Path) -> None:
-    """With markdown-mode on the load path the chat is a markdown buffer, and draws the same.
-    (The ERT suite runs without it: there the chat derives from text-mode.)"""
+def test_chat_buffer_is_in_markdown_mode_when_it_is_installed(tmp_path: Path) -> None:
+    """With markdown-mode on the load path the chat is a markdown buffer, draws the same, and
+    TAB off a tool call is markdown-mode's (the ERT suite runs without markdown-mode: there
+    the chat is in text-mode)."""
     markdown = sorted(Path("/usr/share/emacs/site-lisp/elpa").glob("markdown-mode-*"))
     assert markdown, "markdown-mode is not installed: run scripts/test-deps"
     load_path = ["-L", str(markdown[-1]), "-L", str(PACKAGE)]
@@ -164,10 +180,63 @@ def test_chat_buffer_derives_from_markdown_mode_when_it_is_installed(tmp_path: P
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    mode, derived, text = proc.stdout.split("|", 2)
-    assert (mode, derived) == ("claude-bridge-chat-mode", "t")
-    assert text.startswith("# Title\n\n**bold** and `code`\n")
-    assert text.endswith("──\ntyped")
+    mode, prompt_tab, parent_in_help, text = proc.stdout.split("|", 3)
+    assert (mode, prompt_tab, parent_in_help) == ("markdown-mode", "markdown-cycle", "nil")
+    assert text.startswith("# Title\n\n**bold** and `code`\n▾ Bash: ls …\n  input:")
+    assert text.endswith("──\n# typed")
+
+
+def _batch(script: str, *load_path: Path) -> str:
+    """Run ``script`` in ``emacs --batch -Q`` with the package; return what it printed."""
+    args = [a for p in (*load_path, PACKAGE) for a in ("-L", str(p))]
+    proc = subprocess.run(
+        [_emacs(), "--batch", "-Q", *args, "--eval", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_loading_the_package_adds_nothing_to_kill_emacs_hook() -> None:
+    out = _batch("(progn (require 'claude-bridge) (prin1 kill-emacs-hook))")
+    assert "claude-bridge" not in out
+
+
+def test_the_package_faces_are_named_without_a_face_suffix() -> None:
+    out = _batch(
+        "(progn (require 'claude-bridge)"
+        ' (prin1 (seq-filter (lambda (f) (string-prefix-p "claude-bridge" (symbol-name f)))'
+        " (face-list))))"
+    )
+    faces = out.strip("()\n").split()
+    assert "claude-bridge-user" in faces
+    assert not [f for f in faces if f.endswith("-face")]
+
+
+def test_the_commands_are_autoloaded(tmp_path: Path) -> None:
+    """package.el's autoloads of the package define every command before it is loaded."""
+    copy = tmp_path / "claude-bridge"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("test"))
+    _batch(f'(progn (require \'package) (package-generate-autoloads "claude-bridge" "{copy}"))')
+    commands = [
+        "claude-bridge-chat", "claude-bridge-send", "claude-bridge-send-region",
+        "claude-bridge-add", "claude-bridge-add-file", "claude-bridge-resume",
+        "claude-bridge-sessions", "claude-bridge-interrupt", "claude-bridge-doctor",
+        "claude-bridge-shutdown", "claude-bridge-menu", "claude-bridge-answer-permission",
+    ]  # fmt: skip
+    out = _batch(
+        f'(progn (load "{copy}/claude-bridge-autoloads.el")'
+        f" (prin1 (mapcar (lambda (c) (and (autoloadp (symbol-function c)) (commandp c)))"
+        f" '({' '.join(commands)}))))"
+    )
+    assert out.strip() == "(" + " ".join(["t"] * len(commands)) + ")", out
+
+
+def test_the_warm_pool_defaults_to_one_spare_like_the_other_editors() -> None:
+    out = _batch("(progn (require 'claude-bridge) (prin1 claude-bridge-warm-pool))")
+    assert out.strip() == "1"
 
 
 _KILL_SCRIPT = """
@@ -176,13 +245,13 @@ _KILL_SCRIPT = """
   (setq claude-bridge-command (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND"))
                                       nil))
   (let* ((buf (claude-bridge-chat (getenv "PROJECT")))
-         (session (buffer-local-value 'claude-bridge--session buf)))
-    (claude-bridge-send "hello" session)
-    (while (not (claude-bridge-session-last-result session))
+         (chat (buffer-local-value 'claude-bridge--buffer-chat buf)))
+    (claude-bridge-submit chat "hello")
+    (while (not (claude-bridge--chat-last-result chat))
       (accept-process-output nil 0.05))
-    (claude-bridge-send "talk slowly" session)
+    (claude-bridge-submit chat "talk slowly")
     (with-temp-file (getenv "PIDS")
-      (insert (format "%d %d" (claude-bridge-client-pid) (claude-bridge-session-pid session))))
+      (insert (format "%d %d" (claude-bridge-client-pid) (claude-bridge--chat-pid chat))))
     (if (equal (getenv "HOW") "kill-emacs")
         (kill-emacs 0)
       (while t (accept-process-output nil 0.05)))))
@@ -244,18 +313,18 @@ _TERMINAL_SCRIPT = """
               (setq claude-bridge-command
                     (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND")) nil))
               (claude-bridge-chat (getenv "PROJECT"))))
-       (session (buffer-local-value 'claude-bridge--session buf))
+       (chat (buffer-local-value 'claude-bridge--buffer-chat buf))
        (first t))
   (switch-to-buffer buf)
   (add-hook 'claude-bridge-turn-done-hook
-            (lambda (_session _result)
+            (lambda (_chat _result)
               (when first
                 (setq first nil)
-                (claude-bridge-send "talk slowly" session)
+                (claude-bridge-submit chat "talk slowly")
                 (with-temp-file (getenv "PIDS")
                   (insert (format "%d %d" (claude-bridge-client-pid)
-                                  (claude-bridge-session-pid session)))))))
-  (claude-bridge-send "hello" session))
+                                  (claude-bridge--chat-pid chat)))))))
+  (claude-bridge-submit chat "hello"))
 """
 
 
@@ -308,92 +377,3 @@ def test_closing_the_terminal_of_emacs_nw_leaves_no_bridge_or_claude_process(
         # Emacs's kill-emacs-hook may be cut short when its terminal is gone; then the
         # bridge sees its input end and closes its session on its own time.
         _assert_outlived_by_nothing(bridge, cli, within=20)
-
-
-_TYPING_SCRIPT = """
-(let* ((buf (progn
-              (require 'claude-bridge)
-              (setq claude-bridge-command
-                    (append (json-parse-string (getenv "CLAUDE_BRIDGE_TEST_COMMAND")) nil))
-              (claude-bridge-chat (getenv "PROJECT"))))
-       (session (buffer-local-value 'claude-bridge--session buf))
-       (signal-file (lambda (name)
-                      (write-region "" nil (expand-file-name name (getenv "SIGNALS")))))
-       (poll nil))
-  (switch-to-buffer buf)
-  (delete-other-windows)
-  (advice-add 'read-multiple-choice :before
-              (lambda (&rest _) (funcall signal-file "asked")))
-  (add-hook 'claude-bridge-turn-done-hook (lambda (&rest _) (funcall signal-file "done")))
-  (setq poll (run-at-time 0.1 0.1 (lambda ()
-                                    (when (eq (claude-bridge-session-state session) 'idle)
-                                      (cancel-timer poll)
-                                      (funcall signal-file "ready"))))))
-"""
-
-
-@pytest.mark.timeout(120)
-def test_a_user_types_a_prompt_and_allows_a_tool_in_emacs_nw(tmp_path: Path) -> None:
-    """In `emacs -nw` on a terminal, keys only: type a prompt, C-c C-c, answer the real
-    permission prompt with `a`; the tool runs; C-x C-c leaves no process."""
-    project = tmp_path / "project"
-    project.mkdir()
-    signals = tmp_path / "signals"
-    signals.mkdir()
-    emacs = _emacs()
-
-    def wait_for(name: str) -> None:
-        deadline = time.monotonic() + 60
-        while not (signals / name).exists():
-            assert time.monotonic() < deadline, f"Emacs never signalled {name!r}"
-            time.sleep(0.05)
-
-    with FakeMessagesAPI() as api:
-        env = _emacs_env(api, tmp_path)
-        env.update(PROJECT=str(project), SIGNALS=str(signals), TERM="xterm-256color")
-        argv = [emacs, "-nw", "-Q", "-L", str(PACKAGE), "--eval", _TYPING_SCRIPT]
-        pid, master = pty.fork()
-        if pid == 0:
-            os.execvpe(emacs, argv, env)
-        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 35, 110, 0, 0))
-
-        def drain() -> None:
-            try:
-                while os.read(master, 65536):
-                    pass
-            except OSError:
-                pass
-
-        threading.Thread(target=drain, daemon=True).start()
-        try:
-            wait_for("ready")
-            os.write(master, b"please USE_BASH\x03\x03")  # C-c C-c
-            wait_for("asked")
-            time.sleep(0.2)
-            os.write(master, b"a")
-            wait_for("done")
-            assert (project / "made-by-bash").exists()
-            pids = [p for p in _children_of(pid) if alive(p)]
-            os.write(master, b"\x18\x03")  # C-x C-c
-            deadline = time.monotonic() + 30
-            while os.waitpid(pid, os.WNOHANG) == (0, 0):
-                assert time.monotonic() < deadline, "Emacs did not exit on C-x C-c"
-                time.sleep(0.05)
-        finally:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            os.close(master)
-        assert pids, "the bridge was not a child of Emacs"
-        for p in pids:
-            assert not alive(p), f"{p} outlived Emacs"
-
-
-def _children_of(pid: int) -> list[int]:
-    """``pid``'s descendants (the bridge, and the CLI under it)."""
-    found = children(pid)
-    for child in list(found):
-        found.extend(_children_of(child))
-    return found
