@@ -45,7 +45,14 @@ from ._features import (
     writes_transcript_behind,
 )
 from ._guard import GUARD_ENV, guard_pid, marked_pids
-from ._host_tools import HOST_TOOL_TIMEOUT, HostTool, HostToolCall, HostToolHandler, host_tool
+from ._host_tools import (
+    HOST_TOOL_NAME,
+    HOST_TOOL_TIMEOUT,
+    HostTool,
+    HostToolCall,
+    HostToolHandler,
+    host_tool,
+)
 from ._options import PERMISSION_MODES, DuplexOptions, FrameTap, HookCallback, HookMatcher, Limits
 from ._permissions import (
     Allow,
@@ -86,6 +93,7 @@ __all__ = [
     # no orphaned processes: the host guard, the process tree
     "GUARD_ENV",
     # host tools: tools the host implements, and the prompt's content
+    "HOST_TOOL_NAME",
     "HOST_TOOL_TIMEOUT",
     "IMAGE_TYPES",
     "INTERRUPT_RECEIPT",
