@@ -173,8 +173,8 @@ class McpServer:
         finally:
             if key is not None and self._calls.get(key) is call:
                 del self._calls[key]
-        if call.cancelled is not None:  # nobody reads this answer: the CLI moved on
-            return error_result(f"{name} was cancelled: {call.cancelled}")
+        if call.cancelled is not None or self.tool_timeout is None:  # the CLI moved on
+            return error_result(f"{name} was cancelled: {call.cancelled or 'by the host'}")
         return error_result(f"{name} did not answer within {self.tool_timeout:g} s")
 
     def _cancel(self, request_id: Any, reason: Any) -> None:

@@ -158,6 +158,20 @@ async def test_an_interrupt_mid_call_cancels_the_clients_call_and_the_session_go
         assert (await client.call("session/status", {"sessionId": sid}))["pid"] == pid
 
 
+async def test_a_warm_spare_with_tools_calls_the_client_for_the_session_that_took_it(
+    open_bridge: OpenBridge, fake_cli: Path, workdir: Path
+) -> None:
+    tools = ClientTools(TEXT)
+    params = session_params(fake_cli, workdir, tools=[DIAGNOSTICS])
+    async with open_bridge(args=["--warm-pool", "1"], on_request=tools) as client:
+        await client.initialize(tools=True, warmPool={"size": 1, "presets": [params]})
+        created = await client.create(**params)
+        assert created["warm"] is True
+        result = await client.send(created["sessionId"], "MCP ide getDiagnostics {}")
+        assert result["text"] == "Tool finished: main.py:3: undefined name 'x'"
+        assert [c["sessionId"] for c in tools.calls] == [created["sessionId"]]
+
+
 # ---------------------------------------------------------------- session/create's tools
 
 
