@@ -21,10 +21,10 @@ from bridge.duplex import (
     TurnResult,
     host_tool,
 )
-from bridge.duplex.frames import AssistantFrame
 from bridge.duplex.mcp import McpServer, tool_result
 
 from .conftest import Cli
+from .sessions import tool_use_ids
 
 pytestmark = pytest.mark.anyio
 
@@ -50,16 +50,6 @@ def tool(name: str, **extra: Any) -> HostTool:
 def flag_value(argv: list[str], flag: str) -> str:
     [value] = [a.split("=", 1)[1] for a in argv if a.startswith(f"--{flag}=")]
     return value
-
-
-def tool_use_ids(result: TurnResult) -> list[str]:
-    return [
-        block.id
-        for event in result.events
-        if isinstance(event, AssistantFrame)
-        for block in event.message.content
-        if block.type == "tool_use" and block.id
-    ]
 
 
 # ---------------------------------------------------------------- host_tool: the schema
