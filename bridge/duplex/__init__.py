@@ -12,7 +12,8 @@ public, each a vocabulary of its own:
   also here)
 - :mod:`bridge.duplex.history`: the CLI's transcripts, listed, read, renamed, deleted
 - :mod:`bridge.duplex.pool`: warm spare sessions
-- :mod:`bridge.duplex.mcp`: in-process MCP servers
+- :mod:`bridge.duplex.mcp`: in-process MCP servers (host tools, :func:`host_tool`, are
+  served by them)
 
 The other modules (``_session``, ``_process``, ``_reader``, ``_control``, ``_turns``,
 ``_subscriptions``, ``_options``, ``_features``, ``_guard``, ...) are the
@@ -44,6 +45,14 @@ from ._features import (
     writes_transcript_behind,
 )
 from ._guard import GUARD_ENV, guard_pid, marked_pids
+from ._host_tools import (
+    HOST_TOOL_NAME,
+    HOST_TOOL_TIMEOUT,
+    HostTool,
+    HostToolCall,
+    HostToolHandler,
+    host_tool,
+)
 from ._options import PERMISSION_MODES, DuplexOptions, FrameTap, HookCallback, HookMatcher, Limits
 from ._permissions import (
     Allow,
@@ -55,6 +64,7 @@ from ._permissions import (
     deny_all,
 )
 from ._process import STDERR_RING_BYTES, descendants
+from ._prompt import IMAGE_TYPES, check_prompt, mention
 from ._session import MAX_MESSAGES_PER_TURN, MAX_QUEUED_MESSAGES, CloseResult, DuplexSession
 from ._status import ExitStatus
 from ._subscriptions import (
@@ -82,6 +92,10 @@ __all__ = [
     "FALLBACKS",
     # no orphaned processes: the host guard, the process tree
     "GUARD_ENV",
+    # host tools: tools the host implements, and the prompt's content
+    "HOST_TOOL_NAME",
+    "HOST_TOOL_TIMEOUT",
+    "IMAGE_TYPES",
     "INTERRUPT_RECEIPT",
     "LIFECYCLE",
     "MAX_MESSAGES_PER_TURN",
@@ -111,6 +125,9 @@ __all__ = [
     "FrameTap",
     "HookCallback",
     "HookMatcher",
+    "HostTool",
+    "HostToolCall",
+    "HostToolHandler",
     "InterruptResult",
     "InvalidLine",
     "Lagged",
@@ -137,12 +154,15 @@ __all__ = [
     # what a session answers
     "TurnResult",
     "bundled_cli",
+    "check_prompt",
     "deny_all",
     "descendants",
     # the CLI: where it is, what it can do
     "find_cli",
     "guard_pid",
+    "host_tool",
     "marked_pids",
+    "mention",
     "parse_version",
     "probe_version",
     "terminal_reason",

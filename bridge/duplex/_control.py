@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import msgspec
 
+from ._host_tools import serve_host_tools
 from ._options import DuplexOptions, HookCallback
 from ._permissions import Allow, Decision, Defer, Deny, PermissionRequest, deny_all, response_for
 from ._subscriptions import Event, PermissionDeferred
@@ -32,6 +33,7 @@ from .errors import (
     UnknownRequest,
 )
 from .frames import ControlCancelRequest, ControlRequest, ControlResponse
+from .mcp import McpServer
 
 __all__ = [
     "ContextUsage",
@@ -191,6 +193,10 @@ class ControlProtocol:
         self._asking: set[str] = set()  # permission requests whose handler is running
         self._early: dict[str, Allow | Deny] = {}  # answers that came before the handler deferred
         self._hooks: dict[str, HookCallback] = {}
+        self._mcp_servers: dict[str, McpServer] = {
+            **options.mcp_servers,
+            **serve_host_tools(options.host_tools, options.tool_timeout),
+        }
 
     # ------------------------------------------------------------------ host -> CLI
 
@@ -258,8 +264,8 @@ class ControlProtocol:
                     entry["timeout"] = matcher.timeout
                 config.setdefault(matcher.event, []).append(entry)
             payload["hooks"] = config
-        if self._options.mcp_servers:
-            payload["sdkMcpServers"] = list(self._options.mcp_servers)
+        if self._mcp_servers:
+            payload["sdkMcpServers"] = list(self._mcp_servers)
         return payload
 
     # ------------------------------------------------------------------ CLI -> host
@@ -362,7 +368,7 @@ class ControlProtocol:
             )
         if subtype == "mcp_message":
             name = str(request.get("server_name"))
-            server = self._options.mcp_servers.get(name)
+            server = self._mcp_servers.get(name)
             message = request.get("message")
             if server is None:
                 raise ControlError(f"no in-process MCP server named {name!r}")

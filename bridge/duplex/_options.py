@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._host_tools import HOST_TOOL_TIMEOUT, host_tool_servers
+
 if TYPE_CHECKING:
+    from ._host_tools import HostTool
     from ._permissions import PermissionHandler
     from .mcp import McpServer
 
@@ -87,6 +90,12 @@ class DuplexOptions:
     permission_handler: PermissionHandler | None = None
     hooks: Sequence[HookMatcher] = ()
     mcp_servers: Mapping[str, McpServer] = field(default_factory=dict)
+    host_tools: Sequence[HostTool] = ()
+    """Tools the host implements, served as the in-process MCP servers ``ide`` and
+    ``editor`` (see :func:`bridge.duplex.host_tool`)."""
+    tool_timeout: float | None = HOST_TOOL_TIMEOUT
+    """Seconds a host tool may take; then the model reads that it did not answer
+    (None: no limit)."""
     limits: Limits = field(default_factory=Limits)
     subscriber_capacity: int = 256
     turn_event_history: int = 10_000
@@ -114,8 +123,9 @@ class DuplexOptions:
         flag("fallback-model", self.fallback_model)
         flag("system-prompt", self.system_prompt)
         flag("append-system-prompt", self.append_system_prompt)
-        if self.allowed_tools:
-            flag("allowedTools", ",".join(_tools(self.allowed_tools)))
+        allowed = [*_tools(self.allowed_tools), *self._host_tool_rules()]
+        if allowed:
+            flag("allowedTools", ",".join(allowed))
         if self.disallowed_tools:
             flag("disallowedTools", ",".join(_tools(self.disallowed_tools)))
         if self.permission_mode is not None:
@@ -163,13 +173,33 @@ class DuplexOptions:
         """The child's working directory, absolute, or None to inherit."""
         return None if self.cwd is None else os.path.abspath(os.fspath(self.cwd))
 
+    def _host_tool_rules(self) -> list[str]:
+        """Allowed-tool rules for the host tools that run without a permission prompt."""
+        return [t.mcp_name for t in self.host_tools if not t.ask_permission]
+
+    def sdk_server_names(self) -> list[str]:
+        """Every in-process MCP server: ``mcp_servers``, then the host tools' servers.
+
+        Raises ``ValueError`` when host tools share a name, or their server's name is
+        taken by one of ``mcp_servers``."""
+        names = list(self.mcp_servers)
+        for name in host_tool_servers(self.host_tools):
+            if name in self.mcp_servers:
+                raise ValueError(
+                    f"the MCP server name {name!r} serves the host tools; "
+                    "an entry of mcp_servers cannot have it too"
+                )
+            names.append(name)
+        return names
+
     def _mcp_config(self) -> str | None:
         servers: dict[str, Any] = {}
+        sdk = self.sdk_server_names()
         if self.mcp_config is not None:
             if isinstance(self.mcp_config, str):
                 text = self.mcp_config.strip()
                 if not text.startswith("{"):  # a path: pass it through as given
-                    if self.mcp_servers:
+                    if sdk:
                         loaded = json.loads(Path(text).read_text())
                         servers.update(loaded.get("mcpServers", {}))
                     else:
@@ -178,8 +208,16 @@ class DuplexOptions:
                     servers.update(json.loads(text).get("mcpServers", {}))
             else:
                 servers.update(dict(self.mcp_config).get("mcpServers", {}))
-        for name in self.mcp_servers:
+        hosting = host_tool_servers(self.host_tools)
+        for name in sdk:
+            if name in hosting and name in servers:
+                raise ValueError(
+                    f"the MCP server name {name!r} serves the host tools; "
+                    "mcp_config cannot have a server of that name too"
+                )
             servers[name] = {"type": "sdk", "name": name}
+            if name in hosting:  # never deferred behind the CLI's tool search
+                servers[name]["alwaysLoad"] = True
         if not servers and self.mcp_config is None:
             return None
         return json.dumps({"mcpServers": servers}, separators=(",", ":"))

@@ -50,6 +50,7 @@ from ._features import CANCEL_QUEUED, CliFeatures
 from ._options import DuplexOptions
 from ._permissions import Allow, Deny, PermissionRequest
 from ._process import CliProcess
+from ._prompt import check_prompt
 from ._reader import Reader
 from ._status import ExitStatus
 from ._subscriptions import Event, SessionExited, Subscribers, Subscription
@@ -280,10 +281,12 @@ class DuplexSession:
     async def send(self, prompt: str | list[dict[str, Any]]) -> TurnResult:
         """Start a turn and wait for its result.
 
-        Raises :class:`TurnInFlight` at once when a turn is running. Cancelling
+        Raises :class:`TurnInFlight` at once when a turn is running, and ``ValueError``
+        for a prompt the CLI would lose or die on (see :func:`check_prompt`). Cancelling
         the caller abandons the wait, not the turn: it keeps running, and
         :meth:`wait_turn` can pick its result up.
         """
+        check_prompt(prompt)
         self._check_open()
         if self.turn_in_flight:
             raise TurnInFlight("a turn is already running; use send_message or interrupt")
@@ -319,8 +322,9 @@ class DuplexSession:
         every command it sent has completed. Raises :class:`NotSent` when no turn
         runs, when the turn has had 32 messages or 8 are still queued, or when
         the message could not be written within 10 s (it is then withdrawn and
-        never written later).
+        never written later), and ``ValueError`` for a malformed prompt.
         """
+        check_prompt(prompt)
         self._check_open()
         turn = self._turn
         if turn is None or turn.done.is_set():

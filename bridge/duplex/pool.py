@@ -48,9 +48,10 @@ replenish starts every missing one at once."""
 def pool_key(options: DuplexOptions) -> str:
     """The key of the spares ``options`` can use: everything that fixes the CLI process at
     spawn (command line, environment, working directory) and everything the session holds
-    it by (limits, buffers, graces, timeouts; hooks, in-process MCP servers and the frame
-    tap by identity: a spare keeps the objects it was spawned with, and the pool keeps
-    the spare, so an identity is not reused while it waits)."""
+    it by (limits, buffers, graces, timeouts; the host tools' descriptions and schemas;
+    hooks, in-process MCP servers, host tool handlers and the frame tap by identity: a
+    spare keeps the objects it was spawned with, and the pool keeps the spare, so an
+    identity is not reused while it waits)."""
     cli = os.fspath(options.cli_path) if options.cli_path is not None else ""
     held = [
         repr(options.limits),
@@ -61,6 +62,11 @@ def pool_key(options: DuplexOptions) -> str:
         options.initialize_timeout,
         [id(hook) for hook in options.hooks],
         sorted((name, id(server)) for name, server in options.mcp_servers.items()),
+        [
+            (t.name, t.description, dict(t.input_schema), t.ask_permission, id(t.handler))
+            for t in options.host_tools
+        ],
+        options.tool_timeout,
         id(options.tap) if options.tap is not None else None,
     ]
     spawned = [options.argv(cli), sorted(options.environ().items()), options.working_dir()]

@@ -35,6 +35,9 @@ responder (:meth:`FakeMessagesAPI.default_responder`) looks at the last user mes
   ``ToolUse("Edit", {"file_path": ..., "old_string": "hello", "new_string": "goodbye"})`` (the
   CLI refuses an Edit of a file it has not read). :attr:`FakeMessagesAPI.edit_target` sets the
   file and the strings.
+- text holds ``MCP <server> <tool> <json-args>`` -> ``Text("Calling the MCP tool.")`` +
+  ``ToolUse("mcp__<server>__<tool>", <json-args>)`` (the fake CLI's keyword alike: an
+  in-process MCP tool or a host tool; bad JSON reads as ``{}``)
 - anything else                 -> ``Text("Echo: <last user text>")``
 
 "Last user text" is the last text block of the last user message that is not a
@@ -82,6 +85,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shlex
 import threading
 import traceback
@@ -108,6 +112,8 @@ from .bodies import (
     task_notifications,
 )
 from .scripts import COLOUR_QUESTION, ApiError, Reply, Responder, Script, Text, ToolUse
+
+_MCP_CALL = re.compile(r"\bMCP\s+(\S+)\s+(\S+)\s*(\{.*\})?", re.S)
 
 __all__ = ["DEFAULT_BASH_COMMAND", "FakeMessagesAPI"]
 
@@ -314,6 +320,15 @@ class FakeMessagesAPI:
             )
         if "ASKQ" in text:
             return ToolUse("AskUserQuestion", {"questions": [dict(COLOUR_QUESTION)]})
+        mcp = _MCP_CALL.search(text)
+        if mcp is not None:
+            try:
+                args = json.loads(mcp.group(3) or "{}")
+            except ValueError:
+                args = {}
+            name = f"mcp__{mcp.group(1)}__{mcp.group(2)}"
+            tool_input = args if isinstance(args, dict) else {}
+            return Reply([Text("Calling the MCP tool."), ToolUse(name, tool_input)])
         return Text("Echo: " + text)
 
     # -- recording -----------------------------------------------------------------------

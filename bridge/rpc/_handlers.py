@@ -49,6 +49,7 @@ from ._permissions import PermissionBridge
 from ._permissions import decision as to_decision
 from ._sessions import BridgeConfig, Entry, SessionRegistry
 from ._spawn import create_options
+from ._tools import ToolBridge
 from ._transcripts import TranscriptMethods
 
 __all__ = ["Bridge", "BridgeConfig"]
@@ -94,6 +95,7 @@ class Bridge:
             self.config, self.events, self.clis, self.notify, self.log_message
         )
         self.permissions = PermissionBridge(self.endpoint, self.events, self.sessions.live)
+        self.tools = ToolBridge(self.endpoint, self.sessions.live, self.log_message)
         self.transcripts = TranscriptMethods(self.sessions, self.config.base_env)
         self.exit_code = 0
         self._tg: anyio.abc.TaskGroup | None = None
@@ -234,6 +236,7 @@ class Bridge:
         if options is not None:
             self.permissions.client_permissions = options.permissions
             self.permissions.permission_timeout = options.permission_timeout
+            self.tools.client_tools = options.tools
             warm = options.warm_pool
             if warm is not None and self.pool is not None:
                 self.pool.size = warm.size
@@ -267,6 +270,7 @@ class Bridge:
 
     async def create(self, params: wire.CreateParams) -> wire.CreateResult:
         """``session/create``: a warm spare when the pool has one, else a cold spawn."""
+        self.tools.check_client(params, self.permissions.client_permissions)
         cli, cwd, options = await create_options(params, self.config)
         replay: Iterator[UserFrame | AssistantFrame] | None = None
         if params.replay:
@@ -369,9 +373,8 @@ class Bridge:
         permission handler is that id's (a spare finds its entry once handed out)."""
         session_id = self.sessions.new_id()
         handler = self.permissions.handler(session_id)
-        return session_id, duplex.DuplexSession(
-            dataclasses.replace(options, permission_handler=handler)
-        )
+        options = dataclasses.replace(options, permission_handler=handler)
+        return session_id, duplex.DuplexSession(self.tools.bind(options, session_id))
 
     def _replenish(self, options: duplex.DuplexOptions) -> None:
         if self.pool is not None:
@@ -382,6 +385,7 @@ class Bridge:
         assert self.pool is not None
         for preset in presets:
             try:
+                self.tools.check_client(preset, self.permissions.client_permissions)
                 _, _, options = await create_options(preset, self.config)
             except (JsonRpcError, duplex.DuplexError) as exc:
                 self.log_message(2, f"warm pool preset ignored: {exc}")
@@ -408,7 +412,7 @@ class Bridge:
                 # session.send creates the turn before its first await, so from here a
                 # cancel finds the turn to interrupt (or the send fails at once).
                 current.data.turn_started = True
-            result = await entry.conversation.send(params.prompt)
+            result = await entry.conversation.send(_prompt(params.prompt))
             outcome = "interrupted" if result.interrupted else "done"
             await self.sessions.flush(entry)  # the turn's events first, then its progress end
         finally:
@@ -424,7 +428,8 @@ class Bridge:
 
     async def message(self, params: wire.MessageParams) -> wire.MessageResult:
         """``session/message``."""
-        receipt = await self.sessions.get(params.session_id).session.send_message(params.prompt)
+        session = self.sessions.get(params.session_id).session
+        receipt = await session.send_message(_prompt(params.prompt))
         return wire.MessageResult(uuid=receipt.uuid)
 
     async def interrupt(self, params: wire.InterruptParams) -> wire.InterruptResult:
@@ -504,6 +509,14 @@ class Bridge:
             frames.close()  # type: ignore[attr-defined]
         outbound = self.endpoint.outbound
         await outbound.wait_written(outbound.enqueued)
+
+
+def _prompt(prompt: str | list[wire.PromptBlock]) -> str | list[dict[str, Any]]:
+    """A prompt as the CLI takes it: text, or the blocks as Messages API objects."""
+    if isinstance(prompt, str):
+        return prompt
+    blocks: list[dict[str, Any]] = msgspec.to_builtins(prompt)
+    return blocks
 
 
 def _take(items: Iterator[Any], n: int) -> list[Any]:

@@ -1,10 +1,12 @@
 """``session/create`` params -> the library's spawn options.
 
 Validated before anything is spawned: a NUL character anywhere, an unusable
-``cwd``, tool names and modes the CLI would refuse are InvalidParams. The options
-carry no permission handler: each session gets its own when it is spawned
-(:meth:`~bridge.rpc.permissions.PermissionBridge.handler`), so the same options
-name the warm spares a session may take.
+``cwd``, tool names and modes the CLI would refuse, host tools the CLI could not
+offer are InvalidParams. The options carry no permission handler and unbound host
+tool handlers: each session gets its own when it is spawned
+(:meth:`~bridge.rpc.permissions.PermissionBridge.handler`,
+:meth:`~bridge.rpc._tools.ToolBridge.bind`), so the same options name the warm
+spares a session may take.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bridge.jsonrpc import JsonRpcError, find_nul
 from . import wire
 from ._errors import invalid_params
 from ._sessions import BridgeConfig
+from ._tools import host_tools
 
 __all__ = ["create_options"]
 
@@ -56,6 +59,7 @@ async def create_options(
             wire.ErrorData(kind="InvalidParams", path="$.cwd"),
         )
     cli = duplex.find_cli(params.claude_path or config.claude_path)
+    tools = host_tools(params.tools)
     try:
         options = duplex.DuplexOptions(
             cli_path=cli,
@@ -79,6 +83,8 @@ async def create_options(
             env={**(config.base_env or os.environ), **(params.env or {})},
             inherit_env=False,
             limits=_limits(params.limits),
+            host_tools=tools,
+            tool_timeout=params.tool_timeout,
             subscriber_capacity=config.subscriber_capacity,
             close_grace=config.close_grace,
             kill_grace=config.kill_grace,

@@ -3,12 +3,12 @@
 It starts ``claude-bridge serve`` as a subprocess (or talks over any pair of
 anyio byte streams) and stands on the same JSON-RPC core as the bridge
 (:class:`bridge.jsonrpc.Endpoint`, ``Content-Length`` framing): it answers the
-bridge's requests (``session/requestPermission``) through a callback and hands its
-notifications to another. An error answer raises :class:`~bridge.jsonrpc.JsonRpcError`;
-when the bridge's output ends, every pending request and every later one raises
-:class:`~bridge.jsonrpc.ConnectionClosed`. Editors do not need it — they have their own
-JSON-RPC clients — but a Python host that prefers the bridge's process isolation can
-use it as is.
+bridge's requests (``session/requestPermission``, ``session/callTool``) through a
+callback and hands its notifications to another. An error answer raises
+:class:`~bridge.jsonrpc.JsonRpcError`; when the bridge's output ends, every pending
+request and every later one raises :class:`~bridge.jsonrpc.ConnectionClosed`.
+Editors do not need it — they have their own JSON-RPC clients — but a Python host
+that prefers the bridge's process isolation can use it as is.
 
     async with BridgeClient.spawn() as client:
         await client.initialize(permissions=True)

@@ -162,6 +162,7 @@
     ("session/event" "serverToClient" "notification")
     ("session/exited" "serverToClient" "notification")
     ("session/requestPermission" "serverToClient" "request")
+    ("session/callTool" "serverToClient" "request")
     ("window/logMessage" "serverToClient" "notification")
     ("$/progress" "serverToClient" "notification"))
   "Every method: name, direction, kind.")

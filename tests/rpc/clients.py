@@ -429,11 +429,14 @@ class RawClient:
 
     # ------------------------------------------------------------------ writing
 
-    async def send_message(self, msg: dict[str, Any], *, valid: bool = True) -> None:
+    async def send_message(
+        self, msg: dict[str, Any], *, valid: bool = True, answering: str | None = None
+    ) -> None:
         """Send one message; it must pass the contract unless ``valid`` is False
-        (then the contract must reject it: the test sends bad input on purpose)."""
+        (then the contract must reject it: the test sends bad input on purpose).
+        ``answering`` names the bridge request a response answers."""
         try:
-            self.validator.validate_client_message(msg)
+            self.validator.validate_client_message(msg, request_method=answering)
         except Exception as exc:
             if valid:
                 raise AssertionError(
@@ -564,7 +567,7 @@ class RawClient:
             }
         assert response is not None
         try:
-            await self.send_message(response, valid=valid)
+            await self.send_message(response, valid=valid, answering=msg["method"])
         except (anyio.ClosedResourceError, BrokenPipeError):
             pass
 

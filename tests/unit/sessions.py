@@ -1,5 +1,6 @@
 """Helpers the session specs share: permission handlers, a turn in the background, waits on a
-subscription, and the check that a session was shut down for a fault."""
+subscription, the tool uses of a turn, and the check that a session was shut down for a
+fault."""
 
 from __future__ import annotations
 
@@ -23,10 +24,22 @@ from bridge.duplex import (
     Subscription,
     TurnResult,
 )
+from bridge.duplex.frames import AssistantFrame
 from bridge.testing.procs import reaped
 
 Options = Callable[..., DuplexOptions]
 HELD = "TOOL Read {}"  # a turn of the fake CLI that waits for a (deferred) permission answer
+
+
+def tool_use_ids(result: TurnResult) -> list[str]:
+    """The ids of the tool uses the model wrote in the turn, in order."""
+    return [
+        block.id
+        for event in result.events
+        if isinstance(event, AssistantFrame)
+        for block in event.message.content
+        if block.type == "tool_use" and block.id
+    ]
 
 
 async def allow(request: PermissionRequest) -> Decision:

@@ -562,9 +562,18 @@ def test_mcp_handshake_and_tool_call(start: Callable[..., FakeProc]) -> None:
     call = frames[-1]
     assert call["request"]["server_name"] == "editor"
     assert call["request"]["message"]["method"] == "tools/call"
+    [tool_use] = [
+        b
+        for f in frames
+        if f["type"] == "assistant"
+        for b in f["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    call_id = call["request"]["message"]["id"]
     assert call["request"]["message"]["params"] == {
         "name": "open_buffers",
         "arguments": {"filter": "py"},
+        "_meta": {"claudecode/toolUseId": tool_use["id"], "progressToken": call_id},
     }
     content = [{"type": "text", "text": "a.py, b.py"}]
     fake.answer(

@@ -10,23 +10,14 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.duplex import DuplexOptions, DuplexSession, HookMatcher, TurnResult
-from bridge.duplex.frames import AssistantFrame
+from bridge.duplex import DuplexOptions, DuplexSession, HookMatcher
 from bridge.duplex.mcp import McpServer
+
+from .sessions import tool_use_ids
 
 pytestmark = pytest.mark.anyio
 
 Options = Callable[..., DuplexOptions]
-
-
-def tool_use_ids(result: TurnResult) -> list[str]:
-    return [
-        block.id
-        for event in result.events
-        if isinstance(event, AssistantFrame)
-        for block in event.message.content
-        if block.type == "tool_use" and block.id
-    ]
 
 
 class Hook:

@@ -53,8 +53,8 @@ class ContractValidator:
 
     def validate_client_message(self, msg: _Message, *, request_method: str | None = None) -> None:
         """Check a message a client sends. A response to a bridge request is checked
-        against ``request_method``'s result (default: ``session/requestPermission``,
-        the only request the bridge makes)."""
+        against ``request_method``'s result (``session/requestPermission`` or
+        ``session/callTool``; default: ``session/requestPermission``)."""
         self._check_object(msg, "client")
         if "method" in msg:
             self._check_call(msg, "clientToServer", "client")

@@ -227,6 +227,8 @@ def build_protocol(schema: JsonObj) -> str:
 
     doc.add(
         prose.PERMISSIONS.format(),
+        prose.HOST_TOOLS.format(),
+        prose.PROMPT_CONTENT.format(),
         prose.CANCELLATION.format(),
         prose.BACKPRESSURE,
         prose.HISTORY.format(),

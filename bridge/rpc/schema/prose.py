@@ -31,6 +31,8 @@ Machine-readable companions, in this directory:
 - [Types](#types)
 - [Errors](#errors)
 - [Permissions](#permissions)
+- [Host tools](#host-tools)
+- [Prompt content](#prompt-content)
 - [Cancellation](#cancellation)
 - [Ordering, backpressure and coalescing](#backpressure)
 - [History and recovery](#history)
@@ -175,6 +177,114 @@ reports it with a `permissionAutoDenied` event, when:
   `$/cancelRequest` for its request; a late answer is ignored.
 """
 
+HOST_TOOLS = """\
+<a id="host-tools"></a>
+
+## Host tools
+
+A client can give the model tools of its own (the editor's diagnostics, its open
+files, its selection) that the model calls like any other tool:
+
+1. The client declares **`initializationOptions.tools: true`** in `initialize`: it
+   answers `session/callTool` (`capabilities.tools` in the result says the bridge
+   can). A `session/create` with `tools` from any other client is InvalidParams
+   (`data.path` `$.tools`): no model waits on a client that never answers.
+2. `session/create` takes **`tools`**, a list of [`HostTool`](#HostTool)
+   `{{"name", "description", "inputSchema", "askPermission"}}`, and **`toolTimeout`**
+   (seconds, default 60). A name is 1 to 51 letters, digits, `_` or `-` (the CLI
+   rewrites any other character), unique in the list; `inputSchema` is a JSON Schema
+   of an object (`"type": "object"`; an empty array stands for an empty object where
+   the schema takes one, as everywhere). Anything else is InvalidParams naming the
+   member. The tools are in the model's first request, with their descriptions and
+   schemas.
+3. When the model calls one, the bridge sends the **`session/callTool`** request
+   `{{"sessionId", "name", "input", "toolUseId"}}`; the client answers with a
+   [`CallToolResult`](#CallToolResult) `{{"content": [...], "isError": false}}`, whose
+   content is MCP content blocks: `text`; `image` (base64 `data`, `mimeType` one of
+   `image/png`, `image/jpeg`, `image/gif`, `image/webp`: the model sees the image);
+   `audio`, and a `resource` with a base64 `blob` (the CLI saves the bytes to a file
+   and tells the model where); a `resource` with `text` (the model reads
+   `[Resource from <server> at <uri>] <text>`); `resource_link` (`[Resource link:
+   <name>] <uri>`). `isError: true` makes the text the tool's error.
+
+**The names the model sees.** The CLI serves a client's tools as in-process MCP
+servers, and the model sees a tool as `mcp__<server>__<name>`. The CLI reserves the
+server name `ide` for its own IDE integration and keeps only `getDiagnostics` and
+`executeCode` of any server so named: any other tool there would be dropped without a
+word. So the bridge serves a tool named **`getDiagnostics` or `executeCode` as
+`mcp__ide__<name>`** (the names the model knows from the official IDE integrations)
+and **every other tool as `mcp__editor__<name>`** (`mcp__editor__getOpenEditors`).
+`session/callTool` carries the client's plain `name`; the `toolUse` and `toolResult`
+events of the call carry the full name and the same `toolUseId`. A
+`session/callTool` goes out ahead of queued events, so it may arrive before its
+`toolUse` event. Both servers are marked to load always: the CLI's tool search (on for
+a real user's CLI, where it defers MCP tools' schemas) never keeps them out of the
+first request.
+
+**Permission.** The tools are the client's own: the bridge adds them to the CLI's
+allowed tools, so they run without a permission prompt. A tool with
+`askPermission: true` is asked for before each call, with a
+`session/requestPermission` whose `toolName` is the full name (so the client must
+have declared `permissions: true` as well, else the create is InvalidParams).
+
+**Never a hang, never a dead session.** The CLI sets no deadline of its own on these
+calls and hangs on some malformed answers (a bare string as the result), so the bridge
+checks every answer before the CLI sees it. Whatever the client does, the model gets a
+result, and the next turn runs on the same process:
+
+- an error response: the model reads `<name> failed: <message>`;
+- a result that is not a `CallToolResult`: the model reads `<name> failed: the
+  client's answer was malformed (<why>)`, and the client gets a `window/logMessage`
+  warning;
+- no answer within `toolTimeout`: the model reads `<name> did not answer within
+  <n> s`, and the client gets `$/cancelRequest` for the call;
+- the turn is interrupted (`session/interrupt`, or `$/cancelRequest` on its
+  `session/send`): the client gets `$/cancelRequest` for the call, the turn ends
+  `interrupted`, and the model reads the CLI's "The user doesn't want to proceed with
+  this tool use..." in the next turn;
+- the session closes: the client gets `$/cancelRequest` for the call.
+
+An answer after `$/cancelRequest` is ignored. The model may call several tools in one
+message: answer each request on its own.
+"""
+
+PROMPT_CONTENT = """\
+<a id="prompt-content"></a>
+
+## Prompt content
+
+The `prompt` of `session/send` and `session/message` is a string, or a non-empty list
+of content blocks, written as the Messages API writes them (`media_type`,
+`cache_control`): [`TextBlock`](#TextBlock) `text`, [`ImageBlock`](#ImageBlock)
+`image` (base64: `media_type` one of `image/png`, `image/jpeg`, `image/gif`,
+`image/webp`, `data` padded and without line breaks) and
+[`DocumentBlock`](#DocumentBlock) `document` (a base64 PDF or a plain text). The
+blocks go to the CLI as they are. A malformed one is InvalidParams with `data.path`
+naming it: the CLI itself would lose it silently (a text block without `text` is an
+empty turn) or exit (2.1.176, on a text block without text or an image without data).
+
+**Files: mentions.** To bring a file of the workspace into a prompt, write a mention of
+it in the text. The CLI reads the file itself, as its Read tool would, records it in
+the transcript (so a resumed conversation still has it) and counts it as read for a
+later Edit; the text stays as typed, so a client can show the mention as a chip. On
+every supported CLI:
+
+- `@<path relative to the session's cwd>`: `@src/app.py`. An absolute path reaches a
+  file outside it; a folder, with a trailing `/` (`@src/`), gets its listing.
+- a line range: `@src/app.py#L10-24`; one line: `@src/app.py#L10`.
+- a path with spaces, quoted, the range inside the quotes:
+  `@"docs/design notes.md#L2-3"` (after the closing quote a range is ignored and the
+  whole file is read).
+- a mention stands at the start of the text or after white space (`(@a.py)` is not
+  one); a mention of a file that does not exist stays plain text.
+- **the CLI reads mentions in the prompt's last block only**: put images and other
+  blocks first, the text last.
+
+**Images** go as `image` blocks; the model sees them (CLI 2.1.332 also adds a text block
+naming the file it saved the image to). A wrong one of the four media types is
+corrected from the data by the CLI.
+"""
+
 CANCELLATION = """\
 <a id="cancellation"></a>
 
@@ -192,7 +302,10 @@ A client cancels one of its requests with the `$/cancelRequest` notification,
 
 The bridge sends `$/cancelRequest` too, for a `session/requestPermission` it no
 longer needs answered: it timed out (and was denied), or its turn or session
-ended. Clients should close the prompt; an answer sent anyway is ignored.
+ended. Clients should close the prompt; an answer sent anyway is ignored. Likewise
+for a `session/callTool` that did not answer within `toolTimeout`, or whose turn was
+interrupted, or whose session closed (see [Host tools](#host-tools)): the client
+should stop the work; its answer is ignored.
 """
 
 BACKPRESSURE = """\

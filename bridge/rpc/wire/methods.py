@@ -25,6 +25,7 @@ from .session import (
     SetPermissionModeParams,
     SetPermissionModeResult,
 )
+from .tools import CallToolParams, CallToolResult
 from .transcripts import (
     ListTranscriptsParams,
     ListTranscriptsResult,
@@ -269,7 +270,8 @@ METHODS: tuple[Method, ...] = (
         (),
         "Cancel a request. From the client: on a pending `session/send` it interrupts the "
         "turn, any other request answers RequestCancelled. From the bridge: a "
-        "`session/requestPermission` is no longer wanted (it timed out or its turn ended).",
+        "`session/requestPermission` or `session/callTool` is no longer wanted (it timed out, "
+        "or its turn was interrupted or ended).",
     ),
     Method(
         "session/event",
@@ -298,6 +300,18 @@ METHODS: tuple[Method, ...] = (
         (),
         "Ask the client whether a tool may run (only clients that declared "
         "`initializationOptions.permissions: true`). An error response denies.",
+    ),
+    Method(
+        "session/callTool",
+        "serverToClient",
+        "request",
+        CallToolParams,
+        CallToolResult,
+        (),
+        "The model calls one of the client's tools (only for sessions created with `tools`, "
+        "by clients that declared `initializationOptions.tools: true`). An error response, a "
+        "malformed result or no answer within `toolTimeout` is an error the model reads; "
+        "`$/cancelRequest` follows when the call is no longer wanted.",
     ),
     Method(
         "window/logMessage",

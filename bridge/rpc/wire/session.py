@@ -7,9 +7,10 @@ from typing import Any, Literal
 
 import msgspec
 
-from bridge.duplex import MIN_CLI_VERSION
+from bridge.duplex import HOST_TOOL_TIMEOUT, MIN_CLI_VERSION
 
 from .common import Count, EnvName, ExitStatus, PermissionMode, Seconds, Usd, _Wire
+from .tools import HostTool
 
 __all__ = [
     "Budget",
@@ -56,6 +57,9 @@ class InitializationOptions(_Wire):
     permission prompt is denied and the client is never asked."""
     permission_timeout: Seconds | None = None
     """Seconds to wait for a permission answer before denying (default: wait forever)."""
+    tools: bool = False
+    """True when the client answers ``session/callTool``: only then may its sessions offer
+    host tools (``session/create``'s ``tools``)."""
     warm_pool: WarmPoolOptions | None = None
     """Keep spare CLI processes ready so that ``session/create`` answers in milliseconds."""
 
@@ -112,6 +116,9 @@ class ServerCapabilities(_Wire):
     """The framings the bridge reads (it answers in the client's)."""
     progress: bool = True
     """``$/progress`` for a ``session/send`` that carries a ``workDoneToken``."""
+    tools: bool = True
+    """Sessions can offer the client's own tools to the model (``tools`` in
+    ``session/create``, calls as ``session/callTool``)."""
 
 
 class CliInfo(_Wire):
@@ -235,6 +242,13 @@ class CreateParams(_Wire):
     replay: bool = False
     """With ``resume``: before the create answer, send the conversation's past messages as
     ``session/event``s marked ``replay: true`` (TranscriptNotFound when it has no transcript)."""
+    tools: list[HostTool] | None = None
+    """Tools the client implements, offered to the model from the first turn on; each call
+    is a ``session/callTool`` request (the client must have declared
+    ``initializationOptions.tools``). See "Host tools" in the reference."""
+    tool_timeout: Seconds = HOST_TOOL_TIMEOUT
+    """Seconds the client may take to answer a ``session/callTool``; then the bridge
+    cancels it (``$/cancelRequest``) and the model reads that the tool did not answer."""
 
 
 class CreateResult(_Wire):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import _Wire
+from .content import Prompt
 
 __all__ = [
     "InterruptParams",
@@ -21,8 +22,10 @@ class SendParams(_Wire):
 
     session_id: str
     """The session, as ``session/create`` named it."""
-    prompt: str | list[dict[str, Any]]
-    """Text, or a list of Messages API content blocks (text, image, ...)."""
+    prompt: Prompt
+    """Text, or a non-empty list of content blocks (text, image, document). A file is
+    best brought in by a mention in the text, ``@path`` (see "Prompt content" in the
+    reference); a malformed block is InvalidParams."""
     work_done_token: str | int | None = None
     """When given, the bridge reports the turn through ``$/progress`` with this token."""
 
@@ -70,8 +73,8 @@ class MessageParams(_Wire):
 
     session_id: str
     """The session, as ``session/create`` named it."""
-    prompt: str | list[dict[str, Any]]
-    """Text, or a list of Messages API content blocks."""
+    prompt: Prompt
+    """Text, or a non-empty list of content blocks, as ``session/send`` takes them."""
 
 
 class MessageResult(_Wire):

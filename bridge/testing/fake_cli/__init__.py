@@ -68,7 +68,8 @@ is ``_behaviours.BEHAVIOURS``):
                      ``requires_user_interaction``; the answers come back
                      in ``updatedInput.answers``
 ``MCP <server> <tool> <json-args>``  ``tools/call`` on the host's sdk MCP
-                     server (via ``mcp_message``); the result text becomes
+                     server (via ``mcp_message``, ``_meta`` carrying the
+                     ``claudecode/toolUseId``); the result text becomes
                      the tool result
 ``TOOL <name> <json-input>``  a tool call of any name (Bash runs the
                      command, Write writes the file, others just echo)
@@ -101,7 +102,9 @@ reply (SLOW, FLOOD) ends with its ``"aborted": true`` assistant frame, the
 ``[Request interrupted by user]`` user frame and an ``error_during_execution``
 result (``terminal_reason`` aborted_streaming, ``stop_reason`` null, no
 ``result`` key); a turn waiting on the host for a tool gets its request
-withdrawn (``control_cancel_request``), a rejected tool_result, the
+withdrawn (``control_cancel_request``; for an sdk MCP ``tools/call``, as the real CLI
+does, an MCP ``notifications/cancelled`` naming the call instead), a rejected
+tool_result, the
 ``[Request interrupted by user for tool use]`` frame and ``terminal_reason``
 aborted_tools.  The running command's lifecycle ends ``cancelled``; commands
 still queued then run.

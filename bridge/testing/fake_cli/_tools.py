@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ._data import (
     EDIT_TOOLS,
     INTERRUPTED_TOOL_TEXT,
+    MCP_NOTIFICATION_TIMEOUT,
     MCP_TIMEOUT,
     REJECT_TEXT,
     JsonDict,
@@ -101,7 +102,7 @@ def mcp_turn(runner: TurnRunner, server_name: str, tool: str, args: Any) -> Outc
     )
     output: ToolOutput | None = None
     if decision.allowed:
-        output = _call_mcp(runner, server_name, tool, decision.tool_input)
+        output = _call_mcp(runner, server_name, tool, decision.tool_input, tool_use_id)
         if output is not None:
             meta: JsonDict = {"decision": "accept", "source": decision.source}
             runner.cli.out.frame(_tool_result(runner, tool_use_id, output, meta))
@@ -383,17 +384,26 @@ def _run_bash(runner: TurnRunner, command: str) -> ToolOutput:
     )
 
 
-def _call_mcp(runner: TurnRunner, server_name: str, tool: str, args: JsonDict) -> ToolOutput | None:
-    """``tools/call`` through the host; None if the turn was interrupted meanwhile."""
+def _call_mcp(
+    runner: TurnRunner, server_name: str, tool: str, args: JsonDict, tool_use_id: str
+) -> ToolOutput | None:
+    """``tools/call`` through the host; None if the turn was interrupted meanwhile (the
+    host is then told with ``notifications/cancelled``, as the real CLI does: the pending
+    request itself is never withdrawn, and a late answer is ignored)."""
     server = runner.cli.mcp.get(server_name)
     if server is None or server.status != "connected":
         text = f"Error: No such tool available: mcp__{server_name}__{tool}"
         return ToolOutput(text, True, text)
+    call_id = next(server.next_id)
     message = {
         "method": "tools/call",
-        "params": {"name": tool, "arguments": args},
+        "params": {
+            "name": tool,
+            "arguments": args,
+            "_meta": {"claudecode/toolUseId": tool_use_id, "progressToken": call_id},
+        },
         "jsonrpc": "2.0",
-        "id": next(server.next_id),
+        "id": call_id,
     }
     reply = runner.cli.ask_host(
         {"subtype": "mcp_message", "server_name": server_name, "message": message},
@@ -401,7 +411,12 @@ def _call_mcp(runner: TurnRunner, server_name: str, tool: str, args: JsonDict) -
         MCP_TIMEOUT,
     )
     if reply.kind == "interrupted":
-        runner.cli.cancel_request(reply)
+        cancelled = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": call_id, "reason": "AbortError: remote-cancel"},
+        }
+        runner.cli.mcp_call(server, cancelled, timeout=MCP_NOTIFICATION_TIMEOUT)
         return None
     mcp = reply.response.get("mcp_response")
     if reply.kind != "success" or not isinstance(mcp, dict):

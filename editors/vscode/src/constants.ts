@@ -86,6 +86,7 @@ export const METHODS = [
   { name: "session/event", direction: "serverToClient", kind: "notification" },
   { name: "session/exited", direction: "serverToClient", kind: "notification" },
   { name: "session/requestPermission", direction: "serverToClient", kind: "request" },
+  { name: "session/callTool", direction: "serverToClient", kind: "request" },
   { name: "window/logMessage", direction: "serverToClient", kind: "notification" },
   { name: "$/progress", direction: "serverToClient", kind: "notification" },
 ] as const;

@@ -31,6 +31,7 @@ export type ClientMessage =
   | SessionCloseRequest
   | CancelRequestNotification
   | SessionRequestPermissionResponse
+  | SessionCallToolResponse
   | ClientErrorResponse;
 /**
  * A request id: an integer or a string. The bridge numbers its own requests 1, 2, 3, ...
@@ -44,6 +45,7 @@ export type ServerMessage =
   | SessionEventNotification
   | SessionExitedNotification
   | SessionRequestPermissionRequest
+  | SessionCallToolRequest
   | WindowLogMessageNotification
   | ProgressNotification
   | InitializeResponse
@@ -267,6 +269,10 @@ export interface InitializationOptions {
    */
   permissions?: boolean;
   /**
+   * True when the client answers `session/callTool`: only then may its sessions offer host tools (`session/create`'s `tools`).
+   */
+  tools?: boolean;
+  /**
    * Keep spare CLI processes ready so that `session/create` answers in milliseconds.
    */
   warmPool?: WarmPoolOptions | null;
@@ -406,6 +412,14 @@ export interface CreateParams {
    * Replaces the default system prompt.
    */
   systemPrompt?: string | null;
+  /**
+   * Seconds the client may take to answer a `session/callTool`; then the bridge cancels it (`$/cancelRequest`) and the model reads that the tool did not answer.
+   */
+  toolTimeout?: number;
+  /**
+   * Tools the client implements, offered to the model from the first turn on; each call is a `session/callTool` request (the client must have declared `initializationOptions.tools`). See "Host tools" in the reference.
+   */
+  tools?: HostTool[] | null;
 }
 /**
  * A spending ceiling for the session.
@@ -440,6 +454,31 @@ export interface Limits {
    * Seconds a turn may run.
    */
   turnTimeout?: number | null;
+}
+/**
+ * A tool the client implements, offered to the model (`session/create`'s `tools`).
+ *
+ * The model sees it as `mcp__ide__<name>` for `getDiagnostics` and `executeCode`, `mcp__editor__<name>` for every other name (see "Host tools" in the reference); `session/callTool` carries the plain `name`.
+ */
+export interface HostTool {
+  /**
+   * True: the CLI asks before each call (`session/requestPermission`, so the client must have declared `initializationOptions.permissions`). Default: the tool is the client's own and runs without a prompt.
+   */
+  askPermission?: boolean;
+  /**
+   * What the tool does, for the model: when to call it, what it returns.
+   */
+  description: string;
+  /**
+   * JSON Schema of the tool's input: an object schema (`{"type": "object", "properties": {...}, "required": [...]}`).
+   */
+  inputSchema: {
+    [k: string]: unknown;
+  };
+  /**
+   * The tool's name: 1 to 51 letters, digits, `_` or `-` (`getDiagnostics`); unique among the session's tools.
+   */
+  name: string;
 }
 /**
  * The client got the initialize result.
@@ -502,13 +541,9 @@ export interface SessionSendRequest {
  */
 export interface SendParams {
   /**
-   * Text, or a list of Messages API content blocks (text, image, ...).
+   * Text, or a non-empty list of content blocks (text, image, document). A file is best brought in by a mention in the text, `@path` (see "Prompt content" in the reference); a malformed block is InvalidParams.
    */
-  prompt:
-    | string
-    | {
-        [k: string]: unknown;
-      }[];
+  prompt: string | [TextBlock | ImageBlock | DocumentBlock, ...(TextBlock | ImageBlock | DocumentBlock)[]];
   /**
    * The session, as `session/create` named it.
    */
@@ -517,6 +552,110 @@ export interface SendParams {
    * When given, the bridge reports the turn through `$/progress` with this token.
    */
   workDoneToken?: string | number | null;
+}
+/**
+ * Text. A mention of a file in it (`@src/app.py`) makes the CLI read the file into the prompt (see "Prompt content" in the reference).
+ */
+export interface TextBlock {
+  /**
+   * The Messages API's prompt-caching marker, passed on.
+   */
+  cache_control?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The text.
+   */
+  text: string;
+  type: "text";
+}
+/**
+ * An image (a screenshot, a pasted picture).
+ */
+export interface ImageBlock {
+  /**
+   * The Messages API's prompt-caching marker, passed on.
+   */
+  cache_control?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The image's bytes.
+   */
+  source: Base64ImageSource;
+  type: "image";
+}
+/**
+ * An image's bytes, base64.
+ */
+export interface Base64ImageSource {
+  /**
+   * The image, base64 (padded, no line breaks).
+   */
+  data: string;
+  /**
+   * `image/png`, `image/jpeg`, `image/gif` or `image/webp` (the CLI corrects a wrong one of these from the data).
+   */
+  media_type: "image/gif" | "image/jpeg" | "image/png" | "image/webp";
+  type: "base64";
+}
+/**
+ * A document the model reads (a PDF, a text), passed on as it is. For a file of the workspace a mention in a text block is better: the CLI reads the file itself.
+ */
+export interface DocumentBlock {
+  /**
+   * The Messages API's prompt-caching marker, passed on.
+   */
+  cache_control?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The Messages API's citations setting (`{"enabled": true}`).
+   */
+  citations?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * What it is, for the model.
+   */
+  context?: string | null;
+  /**
+   * The document's content.
+   */
+  source: Base64PdfSource | PlainTextSource;
+  /**
+   * Its title (a file name).
+   */
+  title?: string | null;
+  type: "document";
+}
+/**
+ * A PDF's bytes, base64.
+ */
+export interface Base64PdfSource {
+  /**
+   * The PDF, base64 (padded, no line breaks).
+   */
+  data: string;
+  /**
+   * `application/pdf`.
+   */
+  media_type: "application/pdf";
+  type: "base64";
+}
+/**
+ * A plain-text document.
+ */
+export interface PlainTextSource {
+  /**
+   * The document's text.
+   */
+  data: string;
+  /**
+   * `text/plain`.
+   */
+  media_type: "text/plain";
+  type: "text";
 }
 /**
  * Write more input into the running turn; it gets its own result within the turn.
@@ -532,13 +671,9 @@ export interface SessionMessageRequest {
  */
 export interface MessageParams {
   /**
-   * Text, or a list of Messages API content blocks.
+   * Text, or a non-empty list of content blocks, as `session/send` takes them.
    */
-  prompt:
-    | string
-    | {
-        [k: string]: unknown;
-      }[];
+  prompt: string | [TextBlock | ImageBlock | DocumentBlock, ...(TextBlock | ImageBlock | DocumentBlock)[]];
   /**
    * The session, as `session/create` named it.
    */
@@ -803,7 +938,7 @@ export interface SessionCloseRequest {
   params: SessionParams;
 }
 /**
- * Cancel a request. From the client: on a pending `session/send` it interrupts the turn, any other request answers RequestCancelled. From the bridge: a `session/requestPermission` is no longer wanted (it timed out or its turn ended).
+ * Cancel a request. From the client: on a pending `session/send` it interrupts the turn, any other request answers RequestCancelled. From the bridge: a `session/requestPermission` or `session/callTool` is no longer wanted (it timed out, or its turn was interrupted or ended).
  */
 export interface CancelRequestNotification {
   jsonrpc: "2.0";
@@ -826,6 +961,122 @@ export interface SessionRequestPermissionResponse {
   id: RequestId;
   jsonrpc: "2.0";
   result: PermissionDecision;
+}
+/**
+ * The successful answer to `session/callTool`.
+ */
+export interface SessionCallToolResponse {
+  id: RequestId;
+  jsonrpc: "2.0";
+  result: CallToolResult;
+}
+/**
+ * The answer to `session/callTool`: what the model reads as the tool's result.
+ */
+export interface CallToolResult {
+  /**
+   * The result's content blocks (may be empty).
+   */
+  content: (TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink)[];
+  /**
+   * True: the tool failed, and `content` says why (the model reads it as an error).
+   */
+  isError?: boolean;
+}
+/**
+ * Text for the model.
+ */
+export interface TextContent {
+  /**
+   * The text.
+   */
+  text: string;
+  type: "text";
+}
+/**
+ * An image for the model (the Messages API's types only).
+ */
+export interface ImageContent {
+  /**
+   * The image, base64 (padded, no line breaks).
+   */
+  data: string;
+  /**
+   * `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+   */
+  mimeType: "image/gif" | "image/jpeg" | "image/png" | "image/webp";
+  type: "image";
+}
+/**
+ * Audio: the CLI saves it to a file and tells the model where.
+ */
+export interface AudioContent {
+  /**
+   * The audio, base64 (padded, no line breaks).
+   */
+  data: string;
+  /**
+   * An audio type (`audio/wav`, ...).
+   */
+  mimeType: string;
+  type: "audio";
+}
+/**
+ * A resource's content, for the model.
+ */
+export interface EmbeddedResource {
+  /**
+   * The resource.
+   */
+  resource: ResourceContents;
+  type: "resource";
+}
+/**
+ * What an embedded resource holds: `text`, or a base64 `blob` (one of them).
+ */
+export interface ResourceContents {
+  /**
+   * Its bytes, base64 (the CLI saves them to a file and tells the model where).
+   */
+  blob?: string | null;
+  /**
+   * Its type.
+   */
+  mimeType?: string | null;
+  /**
+   * Its text (the model reads it).
+   */
+  text?: string | null;
+  /**
+   * Where it comes from (`file:///...`).
+   */
+  uri: string;
+}
+/**
+ * A link to a resource (the model reads its name and URI).
+ */
+export interface ResourceLink {
+  /**
+   * What it is.
+   */
+  description?: string | null;
+  /**
+   * Its type.
+   */
+  mimeType?: string | null;
+  /**
+   * Its name.
+   */
+  name: string;
+  /**
+   * A title for display.
+   */
+  title?: string | null;
+  type: "resource_link";
+  /**
+   * The resource's URI.
+   */
+  uri: string;
 }
 /**
  * A client's error answer to a bridge request. For `session/requestPermission` it denies the tool use.
@@ -1401,6 +1652,38 @@ export interface PermissionParams {
   toolUseId: string | null;
 }
 /**
+ * The model calls one of the client's tools (only for sessions created with `tools`, by clients that declared `initializationOptions.tools: true`). An error response, a malformed result or no answer within `toolTimeout` is an error the model reads; `$/cancelRequest` follows when the call is no longer wanted.
+ */
+export interface SessionCallToolRequest {
+  id: RequestId;
+  jsonrpc: "2.0";
+  method: "session/callTool";
+  params: CallToolParams;
+}
+/**
+ * `session/callTool` params (bridge -> client request): the model calls a host tool.
+ */
+export interface CallToolParams {
+  /**
+   * The tool's input as the model wrote it (the CLI checked it against `inputSchema`).
+   */
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * The tool's name, as the client gave it in `session/create` (`getDiagnostics`).
+   */
+  name: string;
+  /**
+   * The session, as `session/create` named it.
+   */
+  sessionId: string;
+  /**
+   * The `id` of the `toolUse` event of this call (its `name` is `mcp__ide__getDiagnostics`, ...); null if the CLI did not say.
+   */
+  toolUseId: string | null;
+}
+/**
  * Bridge diagnostics.
  */
 export interface WindowLogMessageNotification {
@@ -1501,6 +1784,10 @@ export interface ServerCapabilities {
    * Sessions can also stream every CLI frame (`rawEvents` in `session/create`).
    */
   rawEvents: boolean;
+  /**
+   * Sessions can offer the client's own tools to the model (`tools` in `session/create`, calls as `session/callTool`).
+   */
+  tools: boolean;
 }
 /**
  * A `claude` CLI and what it can do: `initialize` describes the CLI the bridge found, `session/create` and `session/status` the session's. See "CLI versions and fallbacks" in the reference for what the bridge does when a capability is missing.

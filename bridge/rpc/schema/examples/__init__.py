@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ... import wire
-from . import connection, notifications, sessions, turns
+from . import connection, notifications, sessions, tools, turns
 from .events import ERROR_EXAMPLES, EVENT_EXAMPLES
 from .kit import Example, JsonObj, Step, event, from_bridge
 
@@ -36,8 +36,9 @@ def canonical() -> Examples:
     each payload goes through its wire type and back, so members left out of the
     example text (defaults, nulls) appear exactly as the bridge encodes them."""
     methods: dict[str, tuple[Example, ...]] = {}
-    for module in (connection, turns, sessions, notifications):
-        methods.update(copy.deepcopy(module.METHOD_EXAMPLES))
+    for module in (connection, turns, sessions, notifications, tools):
+        for name, shown in copy.deepcopy(module.METHOD_EXAMPLES).items():
+            methods[name] = methods.get(name, ()) + shown
     events = {tag: _encoded(value, wire.Event) for tag, value in EVENT_EXAMPLES.items()}
     found = Examples(methods, events, copy.deepcopy(ERROR_EXAMPLES))
     for _, example in _exchanges(found):
